@@ -356,3 +356,27 @@ def test_repr_names_the_object():
     assert "Matrix(shape=(2, 3)" in repr(gb.Matrix.from_coo([0], [0], [1], shape=(2, 3)))
     assert "Vector(size=4" in repr(gb.Vector.empty(4, "int8"))
     assert "Mask(~V" in repr(~gb.Vector.empty(4, "int8").V)
+
+
+@pytest.mark.parametrize("dups", [False, True])
+@pytest.mark.parametrize("shape", [(300, 5000), (40000, 7), (1, 70000)])
+def test_large_unsorted_coo_matches_scipy(rng, dups, shape):
+    """Inputs large enough for the counting-sort path, with and without duplicates."""
+    m, n = shape
+    nnz = 30000
+    if dups:
+        r = rng.integers(0, m, nnz)
+        c = rng.integers(0, n, nnz)
+    else:
+        flat = rng.choice(m * n, size=min(nnz, m * n), replace=False)
+        r, c = flat // n, flat % n
+    v = rng.standard_normal(r.size)
+    A = gb.Matrix.from_coo(r, c, v, shape=shape, dup_op="plus")
+    ref = sp.coo_array((v, (r, c)), shape=shape).tocsr()
+    ref.sum_duplicates()
+    got = A.to_scipy().tocsr()
+    np.testing.assert_array_equal(got.indptr, ref.indptr)
+    np.testing.assert_array_equal(got.indices, ref.indices)
+    np.testing.assert_allclose(got.data, ref.data, rtol=1e-12, atol=1e-12)
+    P = gb.Matrix.from_coo(r, c, shape=shape, dup_op="any")
+    assert P.nvals == ref.nnz

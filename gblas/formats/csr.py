@@ -20,6 +20,21 @@ from ..exceptions import InvalidObject
 from .base import register_format
 
 
+#: Below this many entries a NumPy argsort of the keys is as fast as a counting sort.
+_SMALL_SORT = 1 << 14
+
+
+def _sorted_csr(rows: np.ndarray, cols: np.ndarray, m: int):
+    """``(order, sorted cols, indptr, duplicates)`` of unsorted COO entries, by a
+    linear-time Numba counting sort (compiled on first use); None for small inputs (the
+    caller's argsort of the keys)."""
+    if rows.size < _SMALL_SORT or rows.size < m:
+        return None
+    from ..backends.cpu.sort import coo_order
+
+    return coo_order(rows, cols, m)
+
+
 @register_format
 @dataclass(eq=False)
 class CSR:
@@ -69,7 +84,18 @@ class CSR:
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
         key = rows * max(n, 1) + cols
-        if key.size and np.any(key[1:] < key[:-1]):
+        unsorted = bool(key.size and np.any(key[1:] < key[:-1]))
+        fast = _sorted_csr(rows, cols, m) if unsorted else None
+        if fast is not None:
+            order, cols, indptr, dups = fast
+            if values is not None:
+                values = np.asarray(values)[order]
+            if not dups:
+                return cls._assemble((m, n), indptr.astype(dtypes.index_dtype(cols.size)),
+                                     cols.astype(dtypes.index_dtype(n)), values, iso_value)
+            rows = np.repeat(np.arange(m, dtype=np.int64), np.diff(indptr))
+            key = rows * max(n, 1) + cols
+        elif unsorted:
             order = np.argsort(key, kind="stable")
             key = key[order]
             rows, cols = rows[order], cols[order]
@@ -95,6 +121,12 @@ class CSR:
         indptr = np.zeros(m + 1, dtype=dtypes.index_dtype(nnz))
         np.cumsum(np.bincount(rows, minlength=m), out=indptr[1:])
         indices = cols.astype(dtypes.index_dtype(n))
+        return cls._assemble((m, n), indptr, indices, values, iso_value)
+
+    @classmethod
+    def _assemble(cls, shape, indptr, indices, values, iso_value) -> CSR:
+        """The CSR of sorted, duplicate-free arrays (values copied; iso when None)."""
+        m, n = shape
         if values is None:
             if isinstance(iso_value, np.generic):
                 dt = iso_value.dtype

@@ -2,8 +2,11 @@
 
 Saxpy (Gustavson), ``C<M> = A B``
     Row i of C is ``add_k mul(A[i, k], B[k, :])``, accumulated in a dense workspace of
-    length ``ncols(B)`` per thread.  Two passes: a symbolic one counts each row's entries
-    (so that the output is allocated exactly), a numeric one fills them.  One ``int64``
+    length ``ncols(B)`` per thread.  Without a mask, or with a complemented one, two
+    passes: a symbolic one counts each row's entries (so that the output is allocated
+    exactly), a numeric one fills them.  Under a plain mask one pass suffices: C's rows
+    are no longer than the mask's, so they are written into mask-sized slots, in the mask
+    row's column order (sorted, no sort needed), and compacted afterwards.  One ``int64``
     workspace array holds a per-row stamp for every column: ``2s - 1`` marks a column of
     the mask row (``s = i + 1``), ``2s`` a column already produced, anything smaller is
     stale, so nothing is cleared between rows.  A non-complemented mask lets only its
@@ -277,7 +280,49 @@ def _build_saxpy(semiring: Any, types: tuple):
                         cmax = max(cmax, jj)
             _emit_row(state, s2, acc, c_indices, c_vals, base, c, cmin, cmax, tmp)
 
-    return saxpy_rows
+    @njit(**JIT_OPTS)
+    def saxpy_masked_rows(lo, hi, a_indptr, a_indices, a_vals, a_iso, b_indptr, b_indices,
+                          b_vals, b_iso, ncols, m_indptr, m_indices, m_truthy, has_mvals,
+                          ub_indptr, c_indices, c_vals, counts):
+        """One pass under a non-complemented mask: rows ``[lo, hi)`` of C are written at
+        ``ub_indptr[i]`` (room for the row's mask entries), in the mask row's (sorted)
+        column order; ``counts[i]`` gets the row's number of entries."""
+        state = np.zeros(ncols, np.int64)
+        acc = np.empty(ncols, R)
+        a0 = a_vals[0]
+        b0 = b_vals[0]
+        for i in range(lo, hi):
+            s2 = 2 * (i + 1)
+            marked = s2 - 1
+            if _mark_mask(i, state, marked, m_indptr, m_indices, m_truthy, has_mvals) == 0:
+                counts[i] = 0
+                continue
+            for pa in range(a_indptr[i], a_indptr[i + 1]):
+                k = a_indices[pa]
+                av = a0 if a_iso else a_vals[pa]
+                for pb in range(b_indptr[k], b_indptr[k + _U1]):
+                    j = b_indices[pb]
+                    st = state[j]
+                    if st < marked:
+                        continue
+                    if st == s2:
+                        if is_any or (has_term and acc[j] == term):
+                            continue
+                        acc[j] = add(acc[j], to_r(mul(av, b0 if b_iso else b_vals[pb])))
+                    else:
+                        state[j] = s2
+                        acc[j] = to_r(mul(av, b0 if b_iso else b_vals[pb]))
+            base = np.int64(ub_indptr[i])
+            t = base
+            for p in range(m_indptr[i], m_indptr[i + 1]):
+                j = m_indices[p]
+                if state[j] == s2:
+                    c_indices[t] = j
+                    c_vals[t] = acc[j]
+                    t += 1
+            counts[i] = t - base
+
+    return saxpy_rows, saxpy_masked_rows
 
 
 _SAXPY = KernelCache(_build_saxpy)
@@ -315,14 +360,55 @@ def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> 
     m_indptr, m_indices, m_truthy, has_mvals, mode = _mask_arrays(mask)
     bounds = _blocks(_flops(a_indptr, a_indices, b_indptr))
     counts = np.zeros(m, dtype=np.int64)
+    if mode == 1:
+        return _saxpy_one_pass(semiring, types, (m, p), bounds, counts, a_indptr, a_indices,
+                               a_vals, a_iso, b_indptr, b_indices, b_vals, b_iso, m_indptr,
+                               m_indices, m_truthy, has_mvals)
     run_blocks(_saxpy_count, bounds, a_indptr, a_indices, b_indptr, b_indices, p, m_indptr,
                m_indices, m_truthy, has_mvals, mode, counts)
     indptr, indices, values = _finish_csr((m, p), counts, R)
     if indices.size:
-        run_blocks(_SAXPY.get(semiring, types), bounds, a_indptr, a_indices, a_vals, a_iso,
+        run_blocks(_SAXPY.get(semiring, types)[0], bounds, a_indptr, a_indices, a_vals, a_iso,
                    b_indptr, b_indices, b_vals, b_iso, p, m_indptr, m_indices, m_truthy,
                    has_mvals, mode, indptr, indices, values)
     return CSR((m, p), indptr, indices, values, R, None, "cpu")
+
+
+@njit(**JIT_OPTS)
+def _compact_rows(lo, hi, ub_indptr, indptr, src_idx, src_val, dst_idx, dst_val):
+    """Move rows ``[lo, hi)`` from their mask-sized slots to their final places."""
+    for i in range(lo, hi):
+        s = np.int64(ub_indptr[i])
+        d = np.int64(indptr[i])
+        for t in range(np.int64(indptr[i + 1]) - d):
+            dst_idx[d + t] = src_idx[s + t]
+            dst_val[d + t] = src_val[s + t]
+
+
+def _saxpy_one_pass(semiring, types, shape, bounds, counts, a_indptr, a_indices, a_vals,
+                    a_iso, b_indptr, b_indices, b_vals, b_iso, m_indptr, m_indices,
+                    m_truthy, has_mvals) -> CSR:
+    """Masked saxpy without the symbolic pass: C's pattern lies within the mask's, so the
+    mask row sizes bound every row; the rows are then compacted (when some are short)."""
+    m, p = shape
+    R = np.dtype(types[2])
+    ub_indptr = m_indptr
+    ub = int(ub_indptr[m])
+    idx = np.empty(ub, dtype=dtypes.index_dtype(p))
+    val = np.empty(ub, dtype=R)
+    run_blocks(_SAXPY.get(semiring, types)[1], bounds, a_indptr, a_indices, a_vals, a_iso,
+               b_indptr, b_indices, b_vals, b_iso, p, m_indptr, m_indices, m_truthy,
+               has_mvals, ub_indptr, idx, val, counts)
+    indptr = np.zeros(m + 1, dtype=dtypes.index_dtype(int(counts.sum())))
+    np.cumsum(counts, out=indptr[1:])
+    nnz = int(indptr[m])
+    if nnz == ub:
+        return CSR((m, p), indptr, idx, val, R, None, "cpu")
+    out_idx = np.empty(nnz, dtype=idx.dtype)
+    out_val = np.empty(nnz, dtype=R)
+    run_blocks(_compact_rows, _blocks(counts + 1), ub_indptr, indptr, idx, val, out_idx,
+               out_val)
+    return CSR((m, p), indptr, out_idx, out_val, R, None, "cpu")
 
 
 # --------------------------------------------------------------------------------- dot
