@@ -19,7 +19,6 @@ from .._device import device_of, to_device, xp_for
 from ..exceptions import InvalidObject
 from .base import register_format
 
-
 #: Below this many entries a NumPy argsort of the keys is as fast as a counting sort.
 _SMALL_SORT = 1 << 14
 
