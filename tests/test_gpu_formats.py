@@ -255,6 +255,51 @@ def test_formats_through_the_api(fmt, rng):
     np.testing.assert_allclose(vals, want[idx], rtol=1e-12)
 
 
+@pytest.mark.parametrize("iso", [False, True])
+def test_planner_picks_gpu_segmented_once_it_pays(monkeypatch, iso, rng):
+    """With a free build the planner's GPU rule picks gpu_segmented (its reason in the
+    Plan), and the results equal the CSR pull's."""
+    from gblas.planner import cost
+
+    monkeypatch.setattr(cost, "GPU_BUILD_NS_ENTRY", 0.0)
+    monkeypatch.setattr(cost, "GPU_BUILD_OVERHEAD_S", 0.0)
+    S_ = larger_graph(rng, 3000)
+    if iso:
+        S_.data[:] = 1.0
+    A = gb.Matrix.from_scipy(S_).to("gpu") if not iso else gb.Matrix.from_coo(
+        *S_.nonzero(), 1.0, shape=S_.shape).to("gpu")
+    xh = rng.random(3000)
+    x = gb.Vector.from_dense(xh).to("gpu")
+    plan = gb.explain(gb.mxv, A, x, "plus_times")
+    assert plan.format == "gpu_segmented", plan.reason
+    assert "hot_share" in plan.details and "estimates_ms" in plan.details
+    y = gb.mxv(A, x, "plus_times")
+    assert A.has_format("gpu_segmented")
+    with gb.config(format="csr"):
+        yc = gb.mxv(A, x, "plus_times")
+    np.testing.assert_allclose(cp.asnumpy(y.to_dense()), cp.asnumpy(yc.to_dense()),
+                               rtol=1e-12)
+    np.testing.assert_allclose(cp.asnumpy(y.to_dense()), S_ @ xh, rtol=1e-12)
+    # transposed: the rule reads A's out-degrees
+    yt = gb.mxv(A.T, x, "plus_times")
+    np.testing.assert_allclose(cp.asnumpy(yt.to_dense()), S_.T @ xh, rtol=1e-12)
+
+
+def test_planner_gpu_rule_keeps_csr_without_reuse_or_memory(monkeypatch, rng):
+    from gblas.planner import cost, hardware
+
+    S_ = larger_graph(rng, 3000)
+    A = gb.Matrix.from_scipy(S_).to("gpu")
+    x = gb.Vector.from_dense(rng.random(3000)).to("gpu")
+    plan = gb.explain(gb.mxv, A, x, "plus_times")
+    assert plan.format == "csr"  # a small graph: the build never pays
+    monkeypatch.setattr(cost, "GPU_BUILD_NS_ENTRY", 0.0)
+    monkeypatch.setattr(cost, "GPU_BUILD_OVERHEAD_S", 0.0)
+    monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 0)
+    plan = gb.explain(gb.mxv, A, x, "plus_times")
+    assert plan.format == "csr" and "device memory" in plan.reason
+
+
 # ---------------------------------------------------------------------------- shards
 
 

@@ -115,3 +115,20 @@ def test_memory_budget_zero_keeps_nothing():
     y2 = gb.mxv(A.T, x)
     assert A.has_format("csr", transposed=True)
     assert y1.isequal(y2)
+
+
+def test_out_of_memory_while_building_a_format_is_a_clear_error(monkeypatch):
+    from gblas.formats import get_format_class
+
+    cls = get_format_class("segmented")
+
+    def boom(*args, **kwargs):
+        raise MemoryError("out of memory allocating 123 bytes")
+
+    monkeypatch.setattr(cls, "from_csr", classmethod(boom))
+    A = gb.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0], shape=(2, 2))
+    with pytest.raises(gb.OutOfMemory, match="building format 'segmented' of a 2x2 matrix"):
+        A.get_format("segmented")
+    assert not A.has_format("segmented")
+    with gb.config(format="segmented"), pytest.raises(gb.OutOfMemory, match="format='csr'"):
+        gb.mxv(A, gb.Vector.from_dense([1.0, 1.0]), "plus_times")

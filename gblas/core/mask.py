@@ -72,6 +72,42 @@ class Mask:
                 a &= d.present
         return ~a if self.complement else a
 
+    def allow_at(self, idx):
+        """Vector masks: whether the mask lets a result through at each position of
+        ``idx`` (an int64 array), in ``O(len(idx))`` (``O(len(idx) log nvals)`` for a
+        sparse mask) rather than the ``O(size)`` of :meth:`allow`."""
+        xp = xp_for(self.parent.device)
+        d = self.parent._data
+        if d.indices is not None:
+            if d.indices.shape[0] == 0:
+                a = xp.zeros(idx.shape[0], bool)
+            else:
+                pos = xp.minimum(xp.searchsorted(d.indices, idx), d.indices.shape[0] - 1)
+                a = d.indices[pos] == idx
+                if not self.structural:
+                    a &= d.values[pos].astype(bool)
+        else:
+            a = xp.ones(idx.shape[0], bool) if d.present is None else d.present[idx]
+            if not self.structural:
+                a = a & d.values[idx].astype(bool)
+        return ~a if self.complement else a
+
+    def within(self, idx) -> bool:
+        """Vector masks: whether every position the mask allows is in the sorted array
+        ``idx`` (then a write-back only touches ``idx``)."""
+        if self.complement:
+            return False
+        d = self.parent._data
+        if d.indices is None:
+            return False
+        if d.indices is idx:
+            return True
+        xp = xp_for(self.parent.device)
+        cand = d.indices if self.structural else d.indices[d.values.astype(bool)]
+        if cand.shape[0] > idx.shape[0]:
+            return False
+        return bool(xp.all(_member(cand, idx, xp)))
+
     def count_allowed(self) -> int:
         """How many positions the mask allows (a planner statistic)."""
         if len(self.shape) == 1:
@@ -141,12 +177,16 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
     if out is None:
         if mask is None:
             return Vector(T, t_dtype, device)
-        allow = mask.allow()
         if T.indices is not None:
-            keep = allow[T.indices]
+            keep = mask.allow_at(T.indices)
             return Vector(VecData(T.size, T.indices[keep], T.values[keep], None), t_dtype, device)
+        allow = mask.allow()
         present = allow if T.present is None else (T.present & allow)
         return Vector(VecData(T.size, None, T.values, present), t_dtype, device)
+    if T.indices is not None and not replace and (
+            accum is not None or (mask is not None and mask.within(T.indices))):
+        # only T's (allowed) positions change: a scatter, not a pass over the whole vector
+        return _scatter_into(out, T, t_dtype, mask, accum, device)
 
     od = out.dense_data()
     n, D = od.size, out.dtype
@@ -172,6 +212,57 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         newv = xp.where(allow, zv, ov)
         newp = xp.where(allow, zp, op & (not replace))
     out._replace_data(VecData(n, None, xp.ascontiguousarray(newv), newp))
+    return out
+
+
+def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
+    """``out<mask> accum= T`` when only T's positions can change (T sparse, no replace, and
+    an accumulator or a mask within T's structure): copy out, scatter T's allowed entries."""
+    xp = xp_for(device)
+    idx, tv = T.indices, T.values
+    if mask is not None:
+        keep = mask.allow_at(idx)
+        idx, tv = idx[keep], tv[keep]
+    D = out.dtype
+    if out.is_dense_storage:
+        od = out._data
+        n = od.size
+        newv = od.values.copy()
+        newp = xp.ones(n, bool) if od.present is None else od.present.copy()
+        if accum is not None and idx.shape[0]:
+            had = newp[idx]
+            both = idx[had]
+            if both.shape[0]:
+                cd = dtypes.unify(D, t_dtype)
+                r = map_binary(accum, _cast(newv[both], cd), _cast(tv[had], cd), cd, device)
+                tv = _cast(tv, D).copy()
+                tv[had] = _cast(r, D)
+        newv[idx] = _cast(tv, D)
+        newp[idx] = True
+        out._replace_data(VecData(n, None, newv, newp))
+        return out
+    # sparse out: merge two sorted index lists
+    od = out._data
+    oi, ov = od.indices, _cast(od.values, D)
+    tv = _cast(tv, D)
+    if accum is not None and idx.shape[0] and oi.shape[0]:
+        pos = xp.minimum(xp.searchsorted(oi, idx), oi.shape[0] - 1)
+        had = oi[pos] == idx
+        if bool(xp.any(had)):
+            cd = dtypes.unify(D, t_dtype)
+            r = map_binary(accum, _cast(ov[pos[had]], cd), _cast(tv[had], cd), cd, device)
+            tv = tv.copy()
+            tv[had] = _cast(r, D)
+    keys = xp.concatenate([idx, oi])
+    vals = xp.concatenate([tv, ov])
+    # T's entries first: a stable sort keeps them ahead of out's at equal indices
+    order = xp.argsort(keys, kind="stable")
+    keys, vals = keys[order], vals[order]
+    if keys.shape[0]:
+        first = xp.ones(keys.shape[0], bool)
+        first[1:] = keys[1:] != keys[:-1]
+        keys, vals = keys[first], vals[first]
+    out._replace_data(VecData(od.size, keys, xp.ascontiguousarray(vals), None))
     return out
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .. import dtypes
 from .._device import check_device, device_of, to_numpy, xp_for
 from ..config import config
-from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
+from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, OutOfMemory, bad_arg
 from ..formats import CSR, get_format_class
 from ._check import as_index_array, check_size
 
@@ -214,7 +214,17 @@ class Matrix:
         base = self._csr.transpose() if transposed else self._csr
         if transposed and name != "csr":
             base = self.get_format("csr", transposed=True)
-        fmt = base if name == "csr" else get_format_class(name).from_csr(base, **params)
+        if name == "csr":
+            fmt = base
+        else:
+            try:
+                fmt = get_format_class(name).from_csr(base, **params)
+            except MemoryError as exc:  # CuPy's OutOfMemoryError is a MemoryError
+                raise OutOfMemory(
+                    f"building format {name!r} of a {self.shape[0]}x{self.shape[1]} matrix "
+                    f"with {self.nvals:,} entries ({base.nbytes / 2**20:.1f} MB in CSR) ran "
+                    f"out of {base.device} memory: {exc}. Free memory (A.clear_cache() drops "
+                    "derived formats) or keep CSR with gb.config(format='csr').") from exc
         budget = config.current().memory_budget
         used = sum(f.nbytes for f in self._cache.values())
         if budget is None or used + fmt.nbytes <= budget:

@@ -32,7 +32,7 @@ from . import cost, hardware
 from .plan import Plan
 
 #: Pull formats the planner considers, in order of preference on ties.
-PULL_FORMATS = ("csr", "shards", "segmented", "heavy_light")
+PULL_FORMATS = ("csr", "shards", "segmented", "heavy_light", "gpu_segmented")
 
 
 def _kernel_name(op: str, fmt: str, device: str, variant: str) -> str:
@@ -199,6 +199,9 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     """
     csr = _cached_csr(A, transposed)
     cands = _candidates(device)
+    if csr is not None and csr.device == "gpu" and "gpu_segmented" in cands:
+        return choose_gpu_pull_format(A, csr, transposed, x_bytes, y_bytes, allowed_frac,
+                                      memory_budget)
     if csr is None or cands == ("csr",) or csr.device != "cpu":
         why = ("csr: the only pull format on " + device if csr is not None else
                "csr: the CSR of A^T is built by this call; other formats are weighed once "
@@ -277,6 +280,79 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
                f"({uses} so far)")
         details["pending"] = preferred  # chosen once the uses pay for its build
     return "csr", why, details, est["csr"]
+
+
+def _gpu_hot_share(A, csr, transposed: bool) -> float:
+    """Share of the entries in the 65,536 columns of highest degree (cached with the CSR)."""
+    memo = cost.summary(csr)
+    share = memo.get("gpu_hot_share")
+    if share is None:
+        st = A.stats()
+        deg = st.out_degree if transposed else st.in_degree
+        k = min(int(deg.size), 1 << 16)
+        top = deg.astype(np.int64)
+        top = top[top >= 2]
+        if top.size > k:
+            xp = np if isinstance(top, np.ndarray) else __import__("cupy")
+            top = xp.sort(top)[-k:]
+        share = memo["gpu_hot_share"] = float(top.sum()) / max(csr.nnz, 1)
+    return share
+
+
+def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
+                           allowed_frac: float = 1.0, memory_budget: int | None = None):
+    """The format of a pull SpMV on the GPU: ``csr`` or ``gpu_segmented``.
+
+    gpu_segmented (GraphCage's TOCAB with a hot segment) is estimated by
+    :func:`~gblas.planner.cost.gpu_pull_estimates` from the vertex data against the L2
+    and the share of entries in the 65,536 busiest columns; it is built when the calls so
+    far pay for the build (the same ski rental as on the CPU), it fits the memory budget,
+    and the device has room for the build (``GPU_BUILD_MEMORY_FACTOR`` times the CSR).
+
+    Returns
+    -------
+    (format, reason, details, Estimate)
+    """
+    from . import hardware
+
+    m, n = csr.shape
+    l2 = hardware.gpu_l2_bytes()
+    share = _gpu_hot_share(A, csr, transposed)
+    a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
+    est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
+                                  allowed_frac)
+    base, e = est["csr"], est["gpu_segmented"]
+    uses = total_uses(A, transposed)
+    details = {"l2_bytes": l2, "hot_share": round(share, 3), "uses": uses,
+               "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},
+               "build_s": {f: round(v.build_seconds, 4) for f, v in est.items()}}
+    where = (f"vertex data {_mb(n * x_bytes + m * y_bytes)} vs {_mb(l2)} L2, "
+             f"{100 * share:.0f}% of entries in the 65,536 busiest columns")
+    ests = (f"est. gpu_segmented {e.seconds * 1e3:.3g} ms vs csr {base.seconds * 1e3:.3g} "
+            "ms per call")
+    if A._cache.get(("gpu_segmented", transposed, ())) is not None:
+        if e.seconds < base.seconds:
+            return "gpu_segmented", f"gpu_segmented (already built): {where}; {ests}", \
+                details, e
+        return "csr", f"csr: {where}; {ests}", details, base
+    saving = base.seconds - e.seconds
+    if saving <= 0:
+        return "csr", f"csr: {where}; {ests}", details, base
+    need_mem = int(cost.GPU_BUILD_MEMORY_FACTOR * csr.nbytes)
+    if memory_budget is not None and csr.nbytes > memory_budget:
+        return ("csr", f"csr: gpu_segmented would not fit the memory budget "
+                f"({memory_budget:,} bytes); {ests}", details, base)
+    free = hardware.gpu_free_bytes()
+    if need_mem > free:
+        return ("csr", f"csr: building gpu_segmented needs ~{_mb(need_mem)} of device memory, "
+                f"{_mb(free)} free; {ests}", details, base)
+    if (uses + 1) * saving >= e.build_seconds:
+        return ("gpu_segmented", f"gpu_segmented: {where}; {ests}, build ~"
+                f"{e.build_seconds:.3g} s paid by {uses + 1} uses", details, e)
+    need = int(np.ceil(e.build_seconds / saving))
+    details["pending"] = "gpu_segmented"
+    return ("csr", f"csr for now: {where}; {ests}; the build (~{e.build_seconds:.3g} s) pays "
+            f"after {need} uses ({uses} so far)", details, base)
 
 
 def plan_mxm(A, ta: bool, B, tb: bool, mask, semiring, settings: Settings) -> Plan:

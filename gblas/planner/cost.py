@@ -264,6 +264,82 @@ def pull_estimates(csr, hw, x_bytes: int, y_bytes: int, a_val: int, allowed_frac
         out[f] = Estimate(f, t, build, int(nbytes), note)
     return out
 
+# ------------------------------------------------------------- GPU pull formats
+#
+# On the GPU the vertex data is compared with the L2 (GraphCage, TOCAB: gathers that miss
+# the L2 go to DRAM a 32-byte sector at a time).  Effective bandwidths measured on an
+# H100 (50 MB L2, float32 plus_times on Kronecker scale 22 / 24 / 25, see
+# benchmarks/results/formats_gpu.md): the CSR pull kernel reached 876 / 605 / 461 GB/s of
+# its own traffic, about ``GPU_CSR_GBS * min(1, L2 / vertex) ** GPU_CSR_MISS_EXP``;
+# gpu_segmented 942 / 1082 / 1071 GB/s whatever the size.
+
+#: GB/s of the CSR pull kernel when the vertex data fits the L2.
+GPU_CSR_GBS = 900.0
+#: Exponent of the CSR kernel's slowdown with the vertex data over the L2.
+GPU_CSR_MISS_EXP = 0.4
+#: GB/s of the gpu_segmented kernels (all sizes).
+GPU_SEGMENTED_GBS = 1050.0
+#: Local rows per entry of gpu_segmented (partial written and read, row map, indptr):
+#: 0.06 / 0.09 / 0.11 measured at scale 22 / 24 / 25.
+GPU_LOCAL_ROWS_PER_ENTRY = 0.1
+#: Build: ns per entry (GPU sorts; 0.6 / 0.42 / 0.44 measured) and fixed seconds.
+GPU_BUILD_NS_ENTRY = 0.5
+GPU_BUILD_OVERHEAD_S = 0.01
+#: Device memory a build needs, over the format's size (sort keys and permutations).
+GPU_BUILD_MEMORY_FACTOR = 3.0
+
+
+def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
+                       y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0
+                       ) -> dict[str, Estimate]:
+    """Estimated time, build time and bytes of a GPU pull SpMV in CSR and gpu_segmented.
+
+    Parameters
+    ----------
+    shape : (int, int)
+        ``(rows, columns)`` of the matrix the pull reads.
+    nnz : int
+        Its entries.
+    a_val, x_bytes, y_bytes : int
+        Bytes per stored value (0 when iso), per x value, per y value with its flag.
+    l2 : int
+        L2 bytes of the GPU.
+    hot_share : float
+        Share of the entries in the 65,536 columns of highest degree (16-bit ids in the
+        hot segment).
+    allowed_frac : float
+        Fraction of the rows the mask allows.
+
+    Returns
+    -------
+    dict
+        ``"csr"`` and ``"gpu_segmented"`` -> :class:`Estimate`.
+
+    Examples
+    --------
+    >>> est = gpu_pull_estimates((1 << 25, 1 << 25), 528_693_449, 4, 4, 5, 50 << 20, 0.41)
+    >>> round(est["csr"].seconds * 1e3, 1), round(est["gpu_segmented"].seconds * 1e3, 1)
+    (10.4, 4.8)
+    """
+    m, n = shape
+    e = nnz * allowed_frac
+    idx = index_bytes(n)
+    vertex = n * x_bytes + m * y_bytes
+    out: dict[str, Estimate] = {}
+    csr_bytes = e * (idx + a_val) + m * (4 + y_bytes) + n * x_bytes
+    gbs = GPU_CSR_GBS * min(1.0, l2 / max(vertex, 1)) ** GPU_CSR_MISS_EXP
+    out["csr"] = Estimate("csr", csr_bytes / (gbs * 1e9), 0.0, int(csr_bytes),
+                          f"{gbs:.0f} GB/s, vertex data {vertex / l2:.2f}x the L2")
+    hot_idx = hot_share * 2 + (1 - hot_share) * idx
+    local = GPU_LOCAL_ROWS_PER_ENTRY * (8 + 2 * y_bytes)
+    seg_bytes = e * (hot_idx + a_val + local) + m * y_bytes + n * x_bytes
+    build = GPU_BUILD_NS_ENTRY * 1e-9 * nnz + GPU_BUILD_OVERHEAD_S
+    out["gpu_segmented"] = Estimate(
+        "gpu_segmented", seg_bytes / (GPU_SEGMENTED_GBS * 1e9), build, int(seg_bytes),
+        f"hot segment {100 * hot_share:.0f}% of entries")
+    return out
+
+
 # a merged entry of a masked dot product costs about this many saxpy flops (measured on
 # Kronecker graphs: dot merges are branchy, saxpy scatters stream)
 DOT_MERGE_COST = 2.0

@@ -254,3 +254,44 @@ def assume(**facts: int) -> Iterator[Hardware]:
         yield detect()
     finally:
         _ASSUMED.reset(token)
+
+
+#: device id -> L2 bytes (read once per device).
+_GPU_L2: dict[int, int] = {}
+
+
+def gpu_l2_bytes() -> int:
+    """L2 cache bytes of the current CUDA device (only asked for data already on the GPU,
+    so CuPy is imported by then).
+
+    Examples
+    --------
+    >>> gpu_l2_bytes() > 0  # doctest: +SKIP
+    True
+    """
+    import cupy
+
+    dev = cupy.cuda.Device()
+    l2 = _GPU_L2.get(dev.id)
+    if l2 is None:
+        try:
+            l2 = int(dev.attributes["L2CacheSize"])
+        except Exception:  # pragma: no cover - attribute missing
+            l2 = 50 << 20
+        _GPU_L2[dev.id] = l2
+    return l2
+
+
+def gpu_free_bytes() -> int:
+    """Device memory a new allocation can get: free on the device plus what CuPy's pool
+    holds unused.
+
+    Examples
+    --------
+    >>> gpu_free_bytes() >= 0  # doctest: +SKIP
+    True
+    """
+    import cupy
+
+    free, _total = cupy.cuda.runtime.memGetInfo()
+    return int(free) + int(cupy.get_default_memory_pool().free_bytes())
