@@ -695,7 +695,8 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
     Returns
     -------
     VecData
-        Dense, dtype R, with ``present`` flags.
+        Dtype R: sparse (sorted indices) when at most one row in
+        :data:`SPARSE_RESULT_RATIO` has an entry, else dense with ``present`` flags.
 
     Notes
     -----
@@ -734,8 +735,18 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
         k((grid,), (blk,),
           (AT.indptr, AT.indices, ax, xi, xvals, offs, np.int64(nf),
            allow if allow is not None else _cuda.dummy(), acc, ypres))
+    idx = cp.flatnonzero(ypres)
+    if idx.size * SPARSE_RESULT_RATIO <= nrows:
+        # few results: hand back a sparse vector, so that the write-back and the next
+        # step touch only them (a BFS frontier, a Bellman-Ford front)
+        y = acc[idx]
+        return VecData(nrows, idx, y if acc_dt == r else y.astype(r), None)
     y = acc if acc_dt == r else acc.astype(r)
     return VecData(nrows, None, y, ypres)
+
+
+#: A push result with at most one entry in this many rows is returned sparse.
+SPARSE_RESULT_RATIO = 16
 
 
 def _compress(x: VecData) -> VecData:
