@@ -39,7 +39,9 @@ from benchmarks.bench_gpu_mxv import build_graph, copy_bandwidth, time_ms
 
 #: gpu_segmented configurations: (label, format parameters, kernel knobs).
 SEGMENTED = [
-    ("default (L2/4 segments, auto hot, CSR row kernels)", {}, {}),
+    ("default (L2/4 segments, hot 49152 staged in shared memory, CSR row kernels)", {}, {}),
+    ("hot 49152 gathered from global memory", {}, {"hot_smem": False}),
+    ("hot 65536 (too big to stage: global memory)", {"hot": 1 << 16}, {}),
     ("L2/2 segments", {"l2_fraction": 0.5}, {}),
     ("L2/8 segments", {"l2_fraction": 0.125}, {}),
     ("no hot segment", {"hot": 0}, {}),
@@ -120,7 +122,8 @@ def run_scale(scale: int, args: argparse.Namespace, copy_gbs: float, log: dict) 
         return "= csr min_plus" if ok else "CHECK FAILED"
 
     seg_pull = get_kernel("mxv", "gpu_segmented", "gpu", "pull")
-    for i, (label, params, knobs) in enumerate(SEGMENTED):
+    chosen = [c for c in SEGMENTED if not args.only or any(o in c[0] for o in args.only)]
+    for i, (label, params, knobs) in enumerate(chosen):
         t0 = time.perf_counter()
         F = GPUSegmented.from_csr(A, **params)
         _sync()
@@ -146,7 +149,7 @@ def run_scale(scale: int, args: argparse.Namespace, copy_gbs: float, log: dict) 
         cp.get_default_memory_pool().free_all_blocks()
 
     sh_pull = get_kernel("mxv", "gpu_shards", "gpu", "pull")
-    for label, params in SHARDS:
+    for label, params in ([] if args.skip_shards else SHARDS):
         t0 = time.perf_counter()
         F = GPUShards.from_csr(A, **params)
         _sync()
@@ -274,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--repeat", type=int, default=10)
     p.add_argument("--out", default=None, help="folder for formats_gpu.md and raw JSON")
+    p.add_argument("--only", nargs="*", default=None,
+                   help="run the gpu_segmented configurations whose label holds one of these")
+    p.add_argument("--skip-shards", action="store_true")
     args = p.parse_args(argv)
 
     import cupy as cp

@@ -207,6 +207,60 @@ def test_pull_larger_graph_matches_scipy(knobs, rng):
     np.testing.assert_array_equal(cp.asnumpy(y.present), np.diff(S.indptr) > 0)
 
 
+SMEM_CASES = [("plus_times", "float32"), ("plus_times", "float64"), ("min_plus", "int64"),
+              ("any_pair", "int8"), ("lor_land", "bool"), ("max_clip", "float32"),
+              ("max_min", "uint8")]
+
+
+@pytest.mark.parametrize("name,dt", SMEM_CASES)
+@pytest.mark.parametrize("variant", ["plain", "masked"])
+@pytest.mark.parametrize("mode", ["stream", "vector"])
+def test_pull_x_staged_in_shared_memory(name, dt, variant, mode, rng):
+    """``smem_x=True``: x (and its flags) copied to shared memory, blocks looping."""
+    from gblas.backends.gpu.mxv import smem_x_fits
+
+    sr = SEMIRINGS[name]
+    masked = variant == "masked"
+    A = rand_csr(rng, 61, 47, dt, long_rows=3, iso=masked, idx64=masked)
+    x = rand_values(rng, 47, dt)
+    xpres = rng.random(47) < 0.7 if masked else None
+    allow = rng.random(61) < 0.6 if masked else None
+    types = sr.types(A.dtype, x.dtype)
+    assert smem_x_fits(47, x.dtype, masked, types[2], 320)
+    y = get_kernel("mxv", "csr", "gpu", "pull")(
+        A.to_device("gpu"), to_gpu_vec(x, xpres), None if allow is None else cp.asarray(allow),
+        sr, types, mode=mode, smax=16 if masked else None, chunk=32, smem_x=True)
+    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2])
+
+
+@pytest.mark.parametrize("n", [20000, 200000])
+@pytest.mark.parametrize("mode", ["stream", "vector"])
+def test_pull_x_staged_larger_graphs(n, mode, rng):
+    """Many more row blocks and chunks than thread blocks (the loops go round); an x too
+    big for shared memory (n=200000) falls back to global gathers."""
+    import scipy.sparse as sp
+
+    deg = np.minimum((rng.pareto(1.2, n) * 4).astype(np.int64), 5000)
+    rows = np.repeat(np.arange(n), deg)
+    cols = rng.integers(0, n, rows.size)
+    S = sp.csr_array((rng.random(rows.size).astype(np.float32) + 0.5, (rows, cols)),
+                     shape=(n, n))
+    S.sum_duplicates()
+    A = CSR.from_scipy(S).to_device("gpu")
+    x = (rng.random(n) + 0.5).astype(np.float32)
+    pres = rng.random(n) < 0.9
+    sr = builtin.SEMIRINGS["plus_times"]
+    f = get_kernel("mxv", "csr", "gpu", "pull")
+    types = sr.types(A.dtype, x.dtype)
+    y = f(A, to_gpu_vec(x, pres), None, sr, types, mode=mode, smem_x=True)
+    yg = f(A, to_gpu_vec(x, pres), None, sr, types, mode=mode)
+    np.testing.assert_array_equal(cp.asnumpy(y.present), cp.asnumpy(yg.present))
+    np.testing.assert_allclose(cp.asnumpy(y.values), cp.asnumpy(yg.values), rtol=2e-6)
+    want = S @ np.where(pres, x, 0).astype(np.float64)
+    keep = cp.asnumpy(y.present)
+    np.testing.assert_allclose(cp.asnumpy(y.values)[keep], want[keep], rtol=1e-4)
+
+
 def test_pull_any_times_value_is_a_product(rng):
     sr = builtin.SEMIRINGS["any_times"]
     A = rand_csr(rng, 80, 120, "float64", long_rows=4)

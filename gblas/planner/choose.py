@@ -28,6 +28,7 @@ from ..formats import FORMATS
 from ..formats import heavy_light as _heavy_light  # registers "heavy_light"
 from ..formats import segmented as _segmented  # registers "segmented"
 from ..formats import shards as _shards  # noqa: F401  (registers "shards")
+from ..formats.gpu_segmented import DEFAULT_HOT
 from . import cost, hardware
 from .plan import Plan
 
@@ -283,13 +284,14 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
 
 
 def _gpu_hot_share(A, csr, transposed: bool) -> float:
-    """Share of the entries in the 65,536 columns of highest degree (cached with the CSR)."""
+    """Share of the entries in the ``DEFAULT_HOT`` columns of highest degree (the hot
+    segment gpu_segmented would build; cached with the CSR)."""
     memo = cost.summary(csr)
     share = memo.get("gpu_hot_share")
     if share is None:
         st = A.stats()
         deg = st.out_degree if transposed else st.in_degree
-        k = min(int(deg.size), 1 << 16)
+        k = min(int(deg.size), DEFAULT_HOT)
         top = deg.astype(np.int64)
         top = top[top >= 2]
         if top.size > k:
@@ -305,7 +307,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
 
     gpu_segmented (GraphCage's TOCAB with a hot segment) is estimated by
     :func:`~gblas.planner.cost.gpu_pull_estimates` from the vertex data against the L2
-    and the share of entries in the 65,536 busiest columns; it is built when the calls so
+    and the share of entries in its hot segment's columns; it is built when the calls so
     far pay for the build (the same ski rental as on the CPU), it fits the memory budget,
     and the device has room for the build (``GPU_BUILD_MEMORY_FACTOR`` times the CSR).
 
@@ -327,7 +329,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},
                "build_s": {f: round(v.build_seconds, 4) for f, v in est.items()}}
     where = (f"vertex data {_mb(n * x_bytes + m * y_bytes)} vs {_mb(l2)} L2, "
-             f"{100 * share:.0f}% of entries in the 65,536 busiest columns")
+             f"{100 * share:.0f}% of entries in the {DEFAULT_HOT:,} busiest columns")
     ests = (f"est. gpu_segmented {e.seconds * 1e3:.3g} ms vs csr {base.seconds * 1e3:.3g} "
             "ms per call")
     if A._cache.get(("gpu_segmented", transposed, ())) is not None:

@@ -311,8 +311,8 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     l2 : int
         L2 bytes of the GPU.
     hot_share : float
-        Share of the entries in the 65,536 columns of highest degree (16-bit ids in the
-        hot segment).
+        Share of the entries in the hot segment's columns (those of highest degree, with
+        16-bit ids).
     allowed_frac : float
         Fraction of the rows the mask allows.
 

@@ -273,3 +273,38 @@ def sm_count() -> int:
 
     dev = cupy.cuda.Device()
     return int(dev.attributes["MultiProcessorCount"])
+
+
+_SMEM: dict = {}
+
+
+def max_block_smem() -> int:
+    """Shared memory one thread block may use on the current device (opt-in maximum)."""
+    import cupy
+
+    dev = cupy.cuda.Device()
+    v = _SMEM.get(dev.id)
+    if v is None:
+        attrs = dev.attributes
+        v = _SMEM[dev.id] = int(attrs.get("MaxSharedMemoryPerBlockOptin",
+                                          attrs.get("MaxSharedMemoryPerBlock", 48 << 10)))
+    return v
+
+
+def allow_dynamic_smem(fn: Any, nbytes: int) -> None:
+    """Let kernel ``fn`` launch with ``nbytes`` of dynamic shared memory (above 48 KiB a
+    kernel must opt in)."""
+    if nbytes <= 48 << 10 or getattr(fn, "_gb_dyn", 0) >= nbytes:
+        return
+    import cupy
+
+    if hasattr(fn, "max_dynamic_shared_size_bytes"):
+        fn.max_dynamic_shared_size_bytes = nbytes
+    else:
+        drv = cupy.cuda.driver
+        drv.funcSetAttribute(fn.ptr, drv.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             nbytes)
+    try:
+        fn._gb_dyn = nbytes
+    except AttributeError:  # an extension type without a __dict__: set it every time
+        pass

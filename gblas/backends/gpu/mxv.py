@@ -48,6 +48,28 @@ _PULL_BODY = r"""
 #define GB_GMASK(G) ((G) == 32 ? 0xffffffffu \
     : (((1u << ((G) & 31)) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)((G) - 1))))
 
+/* GB_NX > 0: every thread block first copies x (GB_NX values, and their flags) into
+   dynamic shared memory and gathers from there; the grid is then about one block per
+   multiprocessor and each block loops over its share of the work (GB_STRIDE).
+   Otherwise one work item per warp / group, no loop. */
+#if GB_NX > 0
+#define GB_STAGE_X(X, xpres)                                                  \
+    extern __shared__ unsigned char gb_dyn[];                                 \
+    xv_t* gb_sx = (xv_t*)gb_dyn;                                              \
+    bool* gb_sxp = (bool*)(gb_sx + GB_NX);                                    \
+    for (int k_ = threadIdx.x; k_ < GB_NX; k_ += blockDim.x) {                \
+        gb_sx[k_] = X[k_];                                                    \
+        if (GB_XPRES) gb_sxp[k_] = xpres[k_];                                 \
+    }                                                                         \
+    __syncthreads();                                                          \
+    X = gb_sx;                                                                \
+    xpres = gb_sxp;
+#define GB_STRIDE(per_block) ((long long)gridDim.x * (per_block))
+#else
+#define GB_STAGE_X(X, xpres)
+#define GB_STRIDE(per_block) (1LL << 62)
+#endif
+
 /* Fold the products of entries [lo, hi) of one row, G lanes striding through them. */
 template <int G>
 __device__ __forceinline__ void gb_row_fold(
@@ -108,22 +130,24 @@ extern "C" __global__ void gb_pull_short(
     const bool* __restrict__ allow, long long nrows,
     R_t* __restrict__ y, bool* __restrict__ ypres)
 {
-    long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / GB_G;
-    if (row >= nrows) return;
-    int lane = (int)(threadIdx.x & (GB_G - 1));
-    unsigned gmask = GB_GMASK(GB_G);
-    ip_t lo = Ap[row], hi = Ap[row + 1];
-    if (hi - lo > GB_SMAX) return;  /* a long row: gb_pull_long's */
-    bool have = false;
-    R_t acc = (R_t)0;
+    GB_STAGE_X(X, xpres)
+    const int lane = (int)(threadIdx.x & (GB_G - 1));
+    const unsigned gmask = GB_GMASK(GB_G);
+    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / GB_G;
+         row < nrows; row += GB_STRIDE(blockDim.x / GB_G)) {
+        ip_t lo = Ap[row], hi = Ap[row + 1];
+        if (hi - lo > GB_SMAX) continue;  /* a long row: gb_pull_long's */
+        bool have = false;
+        R_t acc = (R_t)0;
 #if GB_ALLOW
-    if (allow[row])
+        if (allow[row])
 #endif
-        gb_row_fold<GB_G>(lo, hi, lane, gmask, Aj, Ax, X, xpres, have, acc);
-    gb_group_reduce<GB_G>(gmask, have, acc);
-    if (lane == 0) {
-        y[row] = have ? acc : (R_t)0;
-        ypres[row] = have;
+            gb_row_fold<GB_G>(lo, hi, lane, gmask, Aj, Ax, X, xpres, have, acc);
+        gb_group_reduce<GB_G>(gmask, have, acc);
+        if (lane == 0) {
+            y[row] = have ? acc : (R_t)0;
+            ypres[row] = have;
+        }
     }
 }
 
@@ -140,15 +164,16 @@ extern "C" __global__ void gb_pull_stream(
 #if GB_XPRES
     __shared__ bool sp[GB_WARPS][GB_CAP];
 #endif
+    GB_STAGE_X(X, xpres)
     const int w = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
-    const long long b = (long long)blockIdx.x * GB_WARPS + w;
-    if (b >= nblk) return;
-    const long long rb = blk[b], re = b + 1 < nblk ? blk[b + 1] : nrows;
-    const ip_t base = Ap[rb], end = Ap[re];
-    if (re - rb == 1 && end - base > GB_SMAX) return;  /* a long row: gb_pull_long's */
 #if GB_ISO
     const T_t aiso = (T_t)Ax[0];
 #endif
+    for (long long b = (long long)blockIdx.x * GB_WARPS + w; b < nblk;
+         b += GB_STRIDE(GB_WARPS)) {
+    const long long rb = blk[b], re = b + 1 < nblk ? blk[b + 1] : nrows;
+    const ip_t base = Ap[rb], end = Ap[re];
+    if (re - rb == 1 && end - base > GB_SMAX) continue;  /* a long row: gb_pull_long's */
 #pragma unroll 4
     for (ip_t p = base + lane; p < end; p += 32) {
         ix_t j = Aj[p];
@@ -187,6 +212,8 @@ extern "C" __global__ void gb_pull_stream(
         y[row] = have ? acc : (R_t)0;
         ypres[row] = have;
     }
+    __syncwarp();  /* the next block's products overwrite sv */
+    }
 }
 
 extern "C" __global__ void gb_pull_long(
@@ -197,26 +224,29 @@ extern "C" __global__ void gb_pull_long(
     const int* __restrict__ cslot, long long nchunks,
     R_t* __restrict__ part, bool* __restrict__ ppres)
 {
-    long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (c >= nchunks) return;
-    int lane = (int)(threadIdx.x & 31);
-    int s = cslot[c];
-    long long row = lrows[s];
-    bool have = false;
-    R_t acc = (R_t)0;
+    GB_STAGE_X(X, xpres)
+    const int lane = (int)(threadIdx.x & 31);
+    for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < nchunks;
+         c += GB_STRIDE(blockDim.x >> 5)) {
+        int s = cslot[c];
+        long long row = lrows[s];
+        bool have = false;
+        R_t acc = (R_t)0;
 #if GB_ALLOW
-    if (allow[row])
+        if (allow[row])
 #endif
-    {
-        long long lo = (long long)Ap[row] + (c - cptr[s]) * (long long)GB_CHUNK;
-        long long end = (long long)Ap[row + 1];
-        long long hi = lo + GB_CHUNK < end ? lo + GB_CHUNK : end;
-        gb_row_fold<32>((ip_t)lo, (ip_t)hi, lane, 0xffffffffu, Aj, Ax, X, xpres, have, acc);
-    }
-    gb_group_reduce<32>(0xffffffffu, have, acc);
-    if (lane == 0) {
-        part[c] = acc;
-        ppres[c] = have;
+        {
+            long long lo = (long long)Ap[row] + (c - cptr[s]) * (long long)GB_CHUNK;
+            long long end = (long long)Ap[row + 1];
+            long long hi = lo + GB_CHUNK < end ? lo + GB_CHUNK : end;
+            gb_row_fold<32>((ip_t)lo, (ip_t)hi, lane, 0xffffffffu, Aj, Ax, X, xpres, have,
+                            acc);
+        }
+        gb_group_reduce<32>(0xffffffffu, have, acc);
+        if (lane == 0) {
+            part[c] = acc;
+            ppres[c] = have;
+        }
     }
 }
 
@@ -250,7 +280,7 @@ extern "C" __global__ void gb_pull_combine(
 @functools.lru_cache(maxsize=1024)
 def pull_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, xv: Any,
                 iso: bool, xpres: bool, allow: bool, group: int, smax: int,
-                chunk: int, cap: int = 32) -> str:
+                chunk: int, cap: int = 32, nx: int = 0, warps: int | None = None) -> str:
     """CUDA source of the pull kernels for one specialization.
 
     Parameters
@@ -267,6 +297,11 @@ def pull_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, xv: A
         Lanes per short row, the longest short row, entries per chunk of a long row.
     cap : int
         Entries of a row block of ``gb_pull_stream`` (its shared memory per warp).
+    nx : int
+        0, or the length of ``x`` when every thread block stages it in dynamic shared
+        memory (then blocks loop over their work).
+    warps : int, optional
+        Warps per thread block (default :data:`_WARPS`).
 
     Returns
     -------
@@ -281,7 +316,8 @@ def pull_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, xv: A
         + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, xv_t=xv)
         + _cuda.terminal_snippet(semiring.add, r)
         + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_G=group,
-                        GB_SMAX=smax, GB_CHUNK=chunk, GB_CAP=cap, GB_WARPS=_WARPS)
+                        GB_SMAX=smax, GB_CHUNK=chunk, GB_CAP=cap,
+                        GB_WARPS=int(warps or _WARPS), GB_NX=int(nx))
         + _PULL_BODY
     )
 
@@ -460,7 +496,7 @@ def _bool_array(a: Any) -> Any:
 def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
              group: int | None = None, chunk: int = DEFAULT_CHUNK,
              smax: int | None = None, mode: str | None = None,
-             block: int | None = None) -> VecData:
+             block: int | None = None, smem_x: bool = False) -> VecData:
     """Masked pull SpMV ``y[i] = add_k mul(A[i, k], x[k])`` on the GPU.
 
     Parameters
@@ -477,6 +513,10 @@ def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
         ``(T, M, R)``: A and x are cast to T, ``multiply`` gives M, cast to R for ``add``.
     group, chunk, smax, mode, block
         Tuning knobs, see :func:`pull_schedule`.
+    smem_x : bool, default False
+        Stage ``x`` in shared memory (every thread block copies it once, then gathers
+        from there), when it fits (:func:`smem_x_fits`); for a short ``x`` read by many
+        entries, such as the hot segment of ``gpu_segmented``.  Ignored otherwise.
 
     Returns
     -------
@@ -497,34 +537,59 @@ def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
     xv = x.values
     xpres = None if x.present is None else _bool_array(x.present)
     allow = None if allow is None else _bool_array(allow)
+    nx = int(A.shape[1])
+    staged = smem_x and smem_x_fits(nx, xv.dtype, xpres is not None, r, sched.cap)
+    warps = SMEM_WARPS if staged else _WARPS
     src = pull_source(semiring, types, ip=A.indptr.dtype, ix=A.indices.dtype, av=ax.dtype,
                       xv=xv.dtype, iso=iso, xpres=xpres is not None, allow=allow is not None,
-                      group=sched.group, smax=sched.smax, chunk=sched.chunk, cap=sched.cap)
+                      group=sched.group, smax=sched.smax, chunk=sched.chunk, cap=sched.cap,
+                      nx=nx if staged else 0, warps=warps)
     xp_arg = xpres if xpres is not None else _cuda.dummy()
     al_arg = allow if allow is not None else _cuda.dummy()
-    blk = 32 * _WARPS
+    blk = 32 * warps
+    dyn = nx * (xv.dtype.itemsize + (xpres is not None)) if staged else 0
+    most = _cuda.sm_count() * SMEM_BLOCKS_PER_SM if staged else 1 << 62
+
+    def launch(name: str, nblocks: int, args: tuple) -> None:
+        fn = _cuda.get_function(src, name)
+        if dyn:
+            _cuda.allow_dynamic_smem(fn, dyn)
+        fn((max(1, min(nblocks, most)),), (blk,), args, shared_mem=dyn)
+
     if sched.mode == "stream":
         nb = sched.nblk
-        _cuda.get_function(src, "gb_pull_stream")(
-            ((nb + _WARPS - 1) // _WARPS,), (blk,),
-            (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.blk, np.int64(nb),
-             np.int64(m), y, ypres))
+        launch("gb_pull_stream", (nb + warps - 1) // warps,
+               (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.blk, np.int64(nb),
+                np.int64(m), y, ypres))
     else:
-        _cuda.get_function(src, "gb_pull_short")(
-            (_cuda.blocks(m * sched.group, blk),), (blk,),
-            (A.indptr, A.indices, ax, xv, xp_arg, al_arg, np.int64(m), y, ypres))
+        launch("gb_pull_short", _cuda.blocks(m * sched.group, blk),
+               (A.indptr, A.indices, ax, xv, xp_arg, al_arg, np.int64(m), y, ypres))
     if sched.nlong:
         nch = sched.nchunks
         part = cp.empty(nch, dtype=r)
         ppres = cp.empty(nch, dtype=np.bool_)
-        _cuda.get_function(src, "gb_pull_long")(
-            (_cuda.blocks(nch * 32, blk),), (blk,),
-            (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.long_rows, sched.cptr,
-             sched.cslot, np.int64(nch), part, ppres))
+        launch("gb_pull_long", _cuda.blocks(nch * 32, blk),
+               (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.long_rows, sched.cptr,
+                sched.cslot, np.int64(nch), part, ppres))
         _cuda.get_function(src, "gb_pull_combine")(
             (_cuda.blocks(sched.nlong, blk),), (blk,),
             (sched.long_rows, sched.cptr, np.int64(sched.nlong), part, ppres, y, ypres))
     return VecData(m, None, y, ypres)
+
+
+#: Warps per thread block, and thread blocks per multiprocessor, of the pull kernels
+#: when x is staged in shared memory (one block of 16 warps per SM: x takes most of it).
+SMEM_WARPS = 16
+SMEM_BLOCKS_PER_SM = 1
+
+
+def smem_x_fits(nx: int, xv: Any, xpres: bool, r: Any, cap: int) -> bool:
+    """Whether ``x`` (``nx`` values of dtype ``xv``, with flags when ``xpres``) fits the
+    dynamic shared memory a pull block can have next to its static arrays."""
+    if nx <= 0:
+        return False
+    static = SMEM_WARPS * cap * (np.dtype(r).itemsize + 1)
+    return nx * (np.dtype(xv).itemsize + bool(xpres)) + static <= _cuda.max_block_smem()
 
 
 def _densify(x: VecData, n: int) -> VecData:

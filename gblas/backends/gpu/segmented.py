@@ -413,7 +413,7 @@ def _check_range(range_rows: int, r: np.dtype) -> None:
 
 @register("mxv", "gpu_segmented", "gpu", "pull")
 def mxv_pull_segmented(S: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
-                       kernel: str = "csr", **knobs: Any) -> VecData:
+                       kernel: str = "csr", hot_smem: bool = True, **knobs: Any) -> VecData:
     """Masked pull SpMV ``y[i] = add_k mul(A[i, k], x[k])`` over a :class:`GPUSegmented`.
 
     Parameters
@@ -432,6 +432,10 @@ def mxv_pull_segmented(S: Any, x: VecData, allow: Any, semiring: Any, types: tup
         Row kernels: the CSR pull kernels of :mod:`.mxv` (``mode``, ``block``, ``smax``,
         ``group``, ``chunk`` knobs, see :func:`.mxv.pull_schedule`) or this module's
         (``block``, ``smax`` knobs, see :func:`pull_rows`).
+    hot_smem : bool, default True
+        With the CSR row kernels, stage the hot segment's ``x`` in shared memory (every
+        thread block copies the compact hot buffer once; its gathers then never leave the
+        multiprocessor), when it fits.
     **knobs
         Passed to the row kernels of both parts.
 
@@ -464,8 +468,9 @@ def mxv_pull_segmented(S: Any, x: VecData, allow: Any, semiring: Any, types: tup
     if nh:
         xh = VecData(S.n_hot, None, x.values[S.hot_cols],
                      None if x.present is None else x.present[S.hot_cols])
+        hot_knobs = {**knobs, "smem_x": True} if hot_smem and rows is mxv_pull else knobs
         yh = rows(S.hot_csr, xh, None if allow_l is None else allow_l[:nh], semiring, types,
-                  **knobs)
+                  **hot_knobs)
         hv, hp = yh.values, yh.present
     else:
         hv, hp = _cuda.dummy(r), _cuda.dummy()
