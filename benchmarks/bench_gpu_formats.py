@@ -39,9 +39,9 @@ from benchmarks.bench_gpu_mxv import build_graph, copy_bandwidth, time_ms
 
 #: gpu_segmented configurations: (label, format parameters, kernel knobs).
 SEGMENTED = [
-    ("default (L2/4 segments, hot 49152 staged in shared memory, CSR row kernels)", {}, {}),
-    ("hot 49152 gathered from global memory", {}, {"hot_smem": False}),
-    ("hot 65536 (too big to stage: global memory)", {"hot": 1 << 16}, {}),
+    ("default (L2/4 segments, auto hot, CSR row kernels)", {}, {}),
+    ("hot 49152 staged in shared memory", {"hot": 49152}, {"hot_smem": True}),
+    ("hot 49152 gathered from global memory", {"hot": 49152}, {}),
     ("L2/2 segments", {"l2_fraction": 0.5}, {}),
     ("L2/8 segments", {"l2_fraction": 0.125}, {}),
     ("no hot segment", {"hot": 0}, {}),

@@ -160,11 +160,11 @@ def inputs(rng, name, dt, masked, m=61, n=47):
 # ------------------------------------------------------------------------- segmented
 
 
-#: Row-kernel knobs: the default (the CSR kernels of mxv.py, the hot segment's x staged
-#: in shared memory), the same gathering the hot x from global memory, those with tiny
+#: Row-kernel knobs: the default (the CSR kernels of mxv.py), the same with the hot
+#: segment's x staged in shared memory, those with tiny
 #: blocks and chunks, and this module's MLP-first kernels with tiny blocks (one entry per
 #: lane, long rows from 5 entries) or default blocks (long rows from 33 entries).
-KNOBS = [dict(), dict(hot_smem=False), dict(kernel="csr", mode="stream", smax=4, chunk=8),
+KNOBS = [dict(), dict(hot_smem=True), dict(kernel="csr", mode="stream", smax=4, chunk=8),
          dict(kernel="csr", mode="vector", smax=8, group=2, chunk=8),
          dict(kernel="stream", block=16, smax=4), dict(kernel="stream")]
 
