@@ -69,6 +69,12 @@ def main(argv=None) -> None:
          lambda: csg.connected_components(S), "scipy connected_components"),
         ("triangle_count", lambda: gb.algorithms.triangle_count(Ag), None, None),
     ]
+    # the planner's saxpy/dot choice for the masked product, against each pinned
+    for method in ("dot", "saxpy"):
+        def tc(method=method):
+            with gb.config(mxm_method=method):
+                return gb.algorithms.triangle_count(Ag)
+        cases.append((f"triangle_count, mxm {method} pinned", tc, None, None))
     for name, f, anchor, aname in cases:
         t = timed(f)
         res = f()
