@@ -1,18 +1,24 @@
-"""Connected components (weak: FastSV; strong: coloring with forward/backward propagation).
+"""Connected components (weak: BFS from a hub, then FastSV; strong: coloring with
+forward/backward propagation).
 
 Notation: ``A`` the adjacency matrix (``A(i, j)`` for an edge ``i -> j``; values are
-never read), ``f`` the parent vector of the FastSV forest, ``gp`` the grandparents
-``f(f)``, ``mngp`` the minimum grandparent of each vertex's neighbours, ``c`` the colors,
-``id`` the vector ``id(i) = i``.
+never read), ``v`` the vertices a BFS reached, ``q`` its frontier, ``f`` the parent vector
+of the FastSV forest, ``gp`` the grandparents ``f(f)``, ``mngp`` the minimum grandparent
+of each vertex's neighbours, ``c`` the colors, ``id`` the vector ``id(i) = i``.
 
 Both algorithms label every component with its **smallest vertex id**, so the labels are
 deterministic and equal for equal partitions.
 
-References (ideas, not code): Zhang, Azad, Hu, "FastSV: a distributed-memory connected
-component algorithm with fast convergence" (SIAM PP 2020), as in LAGraph's
-``LAGr_ConnectedComponents``; Orzan's coloring algorithm for strongly connected
-components (forward min-color propagation, backward closure per color, trimming of
-vertices without in- or out-edges), as in LAGraph's ``LAGraph_scc``.
+References (ideas, not code): Slota, Rajamanickam, Madduri, "BFS and coloring-based
+parallel algorithms for strongly connected components and related problems" (IPDPS 2014:
+the Multistep method, a BFS from the largest-degree vertex for the giant component first);
+Sutton, Ben-Nun, Barak, "Optimizing parallel graph connectivity computation via subgraph
+sampling" (IPDPS 2018: Afforest, which skips the largest component's edges); Zhang, Azad,
+Hu, "FastSV: a distributed-memory connected component algorithm with fast convergence"
+(SIAM PP 2020), as in LAGraph's ``LAGr_ConnectedComponents``; Orzan's coloring
+algorithm for strongly connected components (forward min-color propagation, backward
+closure per color, trimming of vertices without in- or out-edges), as in LAGraph's
+``LAGraph_scc``.
 """
 
 from __future__ import annotations
@@ -122,49 +128,167 @@ def _connection(connection, call: str) -> str:
     return connection.lower()
 
 
-# ------------------------------------------------------------------------ weak: FastSV
+# ------------------------------------------------------- weak: BFS first, then FastSV
+
+#: BFS levels the first phase may take before it gives up closing the seed's component
+#: (graphs of large diameter: paths, grids, road networks); FastSV then does all the work.
+_BFS_LEVELS = 32
+
+#: The vertices left after the BFS are solved on their own sub-matrix when there are at
+#: most ``n / _SUBGRAPH_FRACTION`` of them; otherwise in place, with a mask.
+_SUBGRAPH_FRACTION = 8
 
 
-def _weak(A, report) -> tuple:
-    from .. import Matrix, apply, ewise_mult, extract, mxv
+def _fastsv(A, f, rows, both: bool, report, step: int) -> tuple:
+    """FastSV hooking and shortcutting from the star forest ``f`` until nothing moves.
+
+    Only the vertices of ``rows`` (all when None) hook; the others must be settled already
+    (isolated, or in a component whose every vertex is labelled).  Unless ``both``, the
+    products run over ``A``'s out-edges only; at their fixed point ``f(i) <= f(j)`` holds
+    on every edge ``i -> j``, so one ``max`` product tells whether the labels are final
+    (always for a symmetric pattern); if not, the in-edges (``A'``) join and the
+    iteration goes on.  Returns ``(f, iterations)``.
+    """
+    from .. import Matrix, apply, ewise_add, ewise_mult, extract, mxv
 
     n = A.shape[0]
-    device = A.device
     AT = A.T
-    ids = np.arange(n, dtype=np.int64)
-    # f = id: every vertex is its own parent
-    f = _ids(n, device)
-    # gp = f(f) = id
+    mask = None if rows is None else rows.S
+    # gp = f(f) = f: the forest starts as stars
     gp = f.dup()
-    # mngp = id: the running minimum grandparent over the closed neighbourhood
+    # mngp = f: the running minimum grandparent over the closed neighbourhood
     mngp = f.dup()
     it = 0
     while True:
         it += 1
-        # mngp = min(mngp, A min.second gp, A' min.second gp): the smallest grandparent
-        # among the out- and in-neighbours (weak connectivity ignores directions)
-        mxv(A, gp, "min_second", accum="min", out=mngp)
-        mxv(AT, gp, "min_second", accum="min", out=mngp)
+        # mngp<rows> min= A min.second gp: the smallest grandparent of the out-neighbours
+        mxv(A, gp, "min_second", mask=mask, accum="min", out=mngp)
+        if both:
+            # mngp<rows> min= A' min.second gp: and of the in-neighbours
+            mxv(AT, gp, "min_second", mask=mask, accum="min", out=mngp)
+        # fr = f<rows>: the parents of the vertices that hook
+        fr = f if rows is None else apply(f, "identity", mask=mask)
+        pu, pf = fr.to_coo()
         # P'(f(u), u) = 1: the transposed parent matrix (one entry per column)
-        fv = f.to_dense()
-        PT = Matrix.from_coo(fv, ids, None, shape=(n, n)).to(device)
-        # f = min(f, P' min.second mngp): stochastic hooking f(f(u)) = min(f(f(u)),
-        # mngp(u)), duplicate targets reduced by min (LAGraph's reduce-assign)
+        PT = Matrix.from_coo(pf, pu, None, shape=(n, n)).to(A.device)
+        # f min= P' min.second mngp: stochastic hooking f(f(u)) = min(f(f(u)), mngp(u)),
+        # duplicate targets reduced by min (LAGraph's reduce-assign)
         mxv(PT, mngp, "min_second", accum="min", out=f)
-        # f min= mngp: aggressive hooking
-        apply(mngp, "identity", accum="min", out=f)
-        # f min= gp: shortcutting
-        apply(gp, "identity", accum="min", out=f)
+        # f min= min(mngp, gp): aggressive hooking and shortcutting
+        ewise_add(mngp, gp, "min", accum="min", out=f)
         # gp' = f(f): the new grandparents (GrB_extract with f's values as indices)
         new_gp = extract(f, f.to_dense())
-        # diff = gp' != gp: stop when no grandparent moved
+        # moved = any(gp' != gp): a full iteration without change is a fixed point
         moved = _any_true(ewise_mult(new_gp, gp, "ne"))
         gp = new_gp
-        report.update(it, "hooking")
-        if not moved:
+        report.update(step + it, "hooking" + (" (in- and out-edges)" if both else ""))
+        if moved:
+            continue
+        if both:
             break
-    # at the fixed point every tree is a star rooted at its component's smallest id
+        # t<rows> = A max.second f: the largest label across an out-edge; at this fixed
+        # point f(i) <= f(j) on every edge i -> j, so an edge still joins two labels iff
+        # some t(i) > f(i) (never for a symmetric pattern)
+        t = mxv(A, f, "max_second", mask=mask)
+        # done = !any(t > f)
+        if not _any_true(ewise_mult(t, f, "gt")):
+            break
+        both = True
     return f, it
+
+
+def _directed(A, dout) -> bool:
+    """Whether the out-degrees ``dout`` differ from the in-degrees: then A is surely not
+    symmetric, and FastSV follows both directions from the start."""
+    from .. import ewise_add, mxv
+
+    n = A.shape[0]
+    # din = A' plus.pair id: the in-degrees
+    din = mxv(A.T, _ids(n, A.device), "plus_pair")
+    # any(dout != din) over the union (a degree present on one side only counts)
+    return _any_true(ewise_add(dout, din, "ne"))
+
+
+def _weak(A, report) -> tuple:
+    """Weakly connected components: a BFS from a hub closes the (usually giant) component
+    of the hub with a few products; FastSV labels the rest, on its own sub-matrix when it
+    is small (the Multistep method of Slota, Rajamanickam and Madduri, IPDPS 2014, in the
+    spirit of Afforest's skipping of the largest component, Sutton et al. 2018).
+
+    Returns ``(labels, steps)``: the dense labels (smallest vertex id of each component)
+    and the number of BFS levels plus FastSV iterations.
+    """
+    from .. import Vector, apply, assign, ewise_add, extract, mxv, reduce, select
+
+    n = A.shape[0]
+    device = A.device
+    AT = A.T
+    ids = _ids(n, device)
+    # d = A plus.pair id: the out-degrees (no entry without out-edges)
+    dout = mxv(A, ids, "plus_pair")
+    if dout.nvals == 0:
+        # no edge at all: every vertex is its own component
+        return ids, 0
+    # s = min(select(d == max(d))): a vertex of largest out-degree, the BFS seed
+    s = int(select(dout, "valueeq", reduce(dout, "max")).to_coo()[0][0])
+    # ---- phase 1: v = the vertices reached from s, over out-edges first
+    # v(s) = true; q(s) = true: the visited set and the frontier
+    v = Vector.from_coo([s], None, n).to(device)
+    q = v
+    both = closed = False
+    steps = 0
+    while steps < _BFS_LEVELS:
+        steps += 1
+        # q<!v, replace> = A' any.pair q: the unvisited out-neighbours of the frontier
+        nq = mxv(AT, q, "any_pair", mask=~v.S, replace=True)
+        if both:
+            # q<!v> any= A any.pair q: and the unvisited in-neighbours
+            mxv(A, q, "any_pair", mask=~v.S, accum="any", out=nq)
+        if nq.nvals == 0:
+            # r = d<!v>: the vertices left that have an out-edge
+            rout = apply(dout, "identity", mask=~v.S)
+            # h = A' any.pair r: the heads of their edges
+            heads = mxv(AT, rout, "any_pair")
+            # closed when no edge leads into v: always once both directions were followed;
+            # after the out-edges only, when no head is in v (h .* v, by GrB_extract)
+            closed = both or extract(v, heads.to_coo()[0]).nvals == 0
+            if closed:
+                break
+            both = True
+            # q<!v, replace> = A any.pair v: the vertices with an edge into v
+            nq = mxv(A, v, "any_pair", mask=~v.S, replace=True)
+        # v(q) = true
+        assign(v, True, nq.to_coo()[0])
+        q = nq
+        report.update(steps, f"BFS, {v.nvals:,} reached")
+    # f = id; f(v) = min(v): the seed's component, labelled by its smallest id (the first
+    # of v's sorted tuples); f stays a star forest
+    reached = v.to_coo()[0]
+    f = assign(ids.dup(), int(reached[0]), reached)
+    if not closed:
+        # the BFS stopped early: v is connected but may have edges out; FastSV over all
+        # vertices, starting from the forest f
+        f, it = _fastsv(A, f, None, both or _directed(A, dout), report, steps)
+        return f, steps + it
+    # ---- phase 2: the rest, where no edge leaves: rows = r + h, the vertices with an edge
+    rows = ewise_add(rout, heads, "any")
+    nr = rows.nvals
+    if nr == 0:
+        return f, steps
+    if nr * _SUBGRAPH_FRACTION > n:
+        # many left: FastSV in place, only the rows hooking
+        f, it = _fastsv(A, f, rows, both or _directed(A, dout), report, steps)
+        return f, steps + it
+    ri = rows.to_coo()[0]
+    # B = A(ri, ri): the sub-graph of the vertices left (GrB_extract)
+    B = extract(A, ri, ri)
+    # g = the labels of B, in B's local ids
+    g, it = _fastsv(B, _ids(nr, device), None, both, report, steps)
+    # L = ri(g): local ids back to vertex ids (ri is ascending: minima stay minima)
+    labels = extract(Vector.from_dense(ri), g.to_dense())
+    # f(ri) = L
+    assign(f, labels, ri)
+    return f, steps + it
 
 
 # -------------------------------------------------------------- strong: coloring (SCC)
@@ -274,13 +398,17 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
         Square adjacency matrix, ``A[i, j]`` present for an edge ``i -> j`` (values and
         self loops are ignored).
     connection : {"weak", "strong"}, default "weak"
-        ``"weak"``: components of the undirected graph (edge directions ignored), by
-        FastSV (min-label hooking and shortcutting, O(log n) iterations in practice).
+        ``"weak"``: components of the undirected graph (edge directions ignored): a
+        BFS from a largest-degree vertex labels its component (on power-law graphs the
+        giant one) in a few products, then FastSV (min-label hooking and shortcutting,
+        O(log n) iterations in practice) labels the rest, on its own sub-matrix when it
+        is small.
         ``"strong"``: strongly connected components, by trimming and coloring (forward
         min-id propagation, then a backward closure of every color's root).
     progress : bool, default False
-        Report every iteration (weak) or round (strong) on stderr; the final line gives
-        their count, as for every iterative algorithm of :mod:`gblas.algorithms`.
+        Report every BFS level and FastSV iteration (weak) or round (strong) on stderr;
+        the final line gives their count, as for every iterative algorithm of
+        :mod:`gblas.algorithms`.
 
     Returns
     -------
