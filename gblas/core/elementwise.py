@@ -251,6 +251,8 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
     mask, accum, out, device = check_common(call, kind, tuple(u.shape), mask=mask, accum=accum,
                                             out=out, replace=replace, u=u)
     xp = xp_for(device)
+    if kind is not Vector and mask is None and out is None:
+        return _select_csr(u, pred, thunk, call)
     keys, vals = entries(u, call, "u")
     if kind is Vector:
         i, j = keys, None
@@ -260,6 +262,34 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
         j = keys - i * n
     keep = xp.asarray(pred(i, j if j is not None else i, vals, thunk), dtype=bool)
     return _finish(u, kind, keys[keep], vals[keep], u.dtype, device, mask, accum, out, replace)
+
+
+def _select_csr(u, pred, thunk, call):
+    """``select`` of a Matrix into a new Matrix, straight on its CSR: the predicate sees
+    each entry's row, column and value, and the kept entries keep their order (no linear
+    keys, no re-sort)."""
+    from ..formats.csr import CSR
+    from .matrix import Matrix, canonical
+
+    base, t = canonical(u, call, "u")
+    csr = base.csr(transposed=t)
+    xp = xp_for(csr.device)
+    if any(pred is f for f in _VALUE_OPS.values()):
+        rows = cols = None  # value predicates read only the values
+    else:
+        rows = csr.row_indices()
+        cols = csr.indices.astype(np.int64)
+    keep = xp.asarray(pred(rows, cols, csr.dense_values(), thunk), dtype=bool)
+    if keep.ndim == 0:  # a predicate of the value of an iso matrix
+        keep = xp.full(csr.nnz, bool(keep), dtype=bool)
+    # indptr: the kept entries before each row start (a prefix sum sampled at indptr)
+    before = xp.zeros(csr.nnz + 1, dtype=np.int64)
+    xp.cumsum(keep, out=before[1:])
+    nnz = int(before[-1])
+    indptr = before[csr.indptr.astype(np.int64)].astype(dtypes.index_dtype(nnz))
+    values = None if csr.values is None else csr.values[keep]
+    return Matrix(CSR(csr.shape, indptr, csr.indices[keep], values, csr.dtype, csr.iso_value,
+                      csr.device))
 
 
 def elementwise_plan(func, *args, **kwargs):
