@@ -92,12 +92,10 @@ def _undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=Fa
 
 def _is_symmetric(A) -> bool:
     """Whether the pattern of ``A`` equals the pattern of ``A'``."""
-    from .. import ewise_mult
-
     if A.nvals == 0:
         return True
-    # B = A .* A': the pairs present in both directions; symmetric iff nothing is lost
-    return ewise_mult(A, A.T, "any").nvals == A.nvals
+    # pattern(A) == pattern(A'): the CSR of A against the (cached) CSR of A'
+    return A.isequal(A.T, values=False)
 
 
 def _check_no_nan(A, call: str, arg: str = "A") -> None:

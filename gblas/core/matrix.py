@@ -305,15 +305,38 @@ class Matrix:
 
     copy = dup
 
-    def isequal(self, other, *, check_dtype: bool = False) -> bool:
-        """Same shape, pattern and values."""
+    def isequal(self, other, *, check_dtype: bool = False, values: bool = True) -> bool:
+        """Same shape, pattern and (unless ``values=False``) values.
+
+        Compares the CSR arrays where they live (``other`` may be a ``.T`` view: its
+        cached transposed CSR is compared), in ``O(nvals)``.
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> A = gb.Matrix.from_coo([0, 1], [1, 0], [1.0, 2.0], shape=(2, 2))
+        >>> A.isequal(A.T), A.isequal(A.T, values=False)
+        (False, True)
+        """
         if not isinstance(other, (Matrix, TransposedMatrix)) or other.shape != self.shape:
             return False
         if check_dtype and other.dtype != self.dtype:
             return False
-        a = [to_numpy(t) for t in self.to_coo()]
-        b = [to_numpy(t) for t in other.to_coo()]
-        return all(np.array_equal(x, y) for x, y in zip(a, b))
+        a = self._csr
+        b = other._csr if isinstance(other, Matrix) else other.parent.csr(transposed=True)
+        if b.device != a.device:
+            b = b.to_device(a.device)
+        if a.nnz != b.nnz:
+            return False
+        xp = xp_for(a.device)
+        if not (bool(xp.array_equal(a.indptr, b.indptr))
+                and bool(xp.array_equal(a.indices, b.indices))):
+            return False
+        if not values:
+            return True
+        if a.values is None and b.values is None:
+            return bool(a.iso_value == b.iso_value)
+        return bool(xp.array_equal(a.dense_values(), b.dense_values()))
 
     def _replace_csr(self, csr: CSR) -> None:
         self._csr = csr

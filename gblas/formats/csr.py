@@ -222,7 +222,9 @@ class CSR:
         rows = self.row_indices()
         cols = self.indices
         if self.device == "cpu":
-            order = np.argsort(cols, kind="stable")  # rows already ascending: stable keeps them
+            # a stable sort by column (rows are already ascending within each column then)
+            sorted_ = _sorted_csr(cols.astype(np.int64), rows, n)
+            order = np.argsort(cols, kind="stable") if sorted_ is None else sorted_[0]
         else:
             order = xp.argsort(cols.astype(np.int64) * max(m, 1) + rows)
         indptr = xp.zeros(n + 1, dtype=dtypes.index_dtype(nnz))
