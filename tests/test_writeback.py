@@ -86,3 +86,24 @@ def test_bfs_style_update_keeps_old_entries(dense_out):
     q = gb.Vector.from_coo([2, 7], [True, True], 10)
     gb.apply(q, "second", right=2, mask=q.S, out=levels)
     assert dict(zip(*(a.tolist() for a in levels.to_coo()))) == {0: 0, 2: 2, 5: 1, 7: 2}
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda n: st.tuples(
+    st.just(n), st.dictionaries(st.integers(0, n - 1), st.integers(-3, 3)),
+    st.dictionaries(st.integers(0, n - 1), st.integers(-3, 3)),
+    st.booleans(), st.booleans(), st.sampled_from(["minus", "lt", "plus"]))))
+def test_ewise_on_every_storage_pair(case):
+    """ewise_mult / ewise_add with sparse and dense storage on either side (the
+    sparse-dense intersection reads the dense side at the sparse entries only)."""
+    n, a, b, a_dense, b_dense, op = case
+    u, v = _vec(a, n, np.int64, a_dense), _vec(b, n, np.int64, b_dense)
+    f = {"minus": lambda x, y: x - y, "lt": lambda x, y: int(x < y),
+         "plus": lambda x, y: x + y}[op]
+    got = gb.ewise_mult(u, v, op)
+    want = {k: f(a[k], b[k]) for k in a if k in b}
+    assert dict(zip(*(t.tolist() for t in got.to_coo()))) == want
+    got = gb.ewise_add(u, v, op)
+    cast = bool if op == "lt" else int  # entries of one side are cast to the result type
+    want = {k: cast(x) for k, x in {**a, **b}.items()} | want
+    assert dict(zip(*(t.tolist() for t in got.to_coo()))) == want

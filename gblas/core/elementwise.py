@@ -55,6 +55,11 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
     xp = xp_for(device)
     R = op.output_dtype(D)
     fmap = get_kernel("map_binary", "array", device)
+    if (ku is Vector and combine is _intersect_values
+            and u.is_dense_storage != v.is_dense_storage):
+        # an intersection with a sparse side: read the dense side at its entries only
+        T = _sparse_dense_mult(xp, op, fmap, u, v, D, R)
+        return writeback_vector(out, T, R, mask, accum, replace, device)
     if ku is Vector and (u.is_dense_storage or v.is_dense_storage):
         # one side is O(n) already: presence arrays beat key merges
         T = _dense_ewise(xp, op, fmap, u.dense_data(), v.dense_data(), D, R,
@@ -83,6 +88,23 @@ def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool) -> VecData:
     if idx.shape[0]:
         vals[idx] = _cast(fmap(op, av[idx], bv[idx], D), R)
     return VecData(n, None, vals, (ap | bp) if union else both)
+
+
+def _sparse_dense_mult(xp, op, fmap, u, v, D, R) -> VecData:
+    """ewise_mult of a sparse-stored and a dense-stored vector in O(nvals of the sparse
+    one): its entries where the dense one has an entry, ``op`` in the original order."""
+    sparse, dense = (u, v) if v.is_dense_storage else (v, u)
+    sd, dd = sparse.sparse_data(), dense.dense_data()
+    idx = sd.indices
+    if dd.present is None:
+        keys, sv = idx, sd.values
+    else:
+        have = dd.present[idx]
+        keys, sv = idx[have], sd.values[have]
+    dv = dd.values[keys]
+    a, b = (sv, dv) if sparse is u else (dv, sv)
+    vals = fmap(op, _cast(a, D), _cast(b, D), D) if keys.shape[0] else xp.empty(0, R)
+    return VecData(u.size, keys, _cast(xp.asarray(vals), R), None)
 
 
 def _union_values(xp, op, fmap, ak, av, bk, bv, D, R):
