@@ -408,3 +408,17 @@ def test_push_lb_matches_push_on_larger_graph(rng):
         pa, pb = cp.asnumpy(a.present), cp.asnumpy(b.present)
         np.testing.assert_array_equal(pa, pb)
         np.testing.assert_array_equal(cp.asnumpy(a.values)[pa], cp.asnumpy(b.values)[pb])
+
+
+def test_planner_masked_mxm_prefers_dot_on_the_gpu(rng):
+    """On the GPU a masked product weighs a dot merge at GPU_DOT_MERGE_COST saxpy flops."""
+    S_ = larger_graph(rng, 2000)
+    L = gb.select(gb.Matrix.from_scipy(S_), "tril", -1).to("gpu")
+    plan = gb.explain(gb.mxm, L, L, "plus_pair", mask=L.S)
+    assert "on gpu" in plan.reason
+    want = (L.to("cpu").to_scipy() @ L.to("cpu").to_scipy()).multiply(
+        L.to("cpu").to_scipy() != 0)
+    for method in ("dot", "saxpy"):
+        with gb.config(mxm_method=method):
+            C = gb.mxm(L, L, "plus_pair", mask=L.S)
+        assert int(gb.reduce(C, "plus")) == int(want.sum())

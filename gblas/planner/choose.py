@@ -389,14 +389,15 @@ def plan_mxm(A, ta: bool, B, tb: bool, mask, semiring, settings: Settings) -> Pl
         b_col = sb.out_degree if tb else sb.in_degree
         flops = float((a_col.astype(f64) * b_row.astype(f64)).sum())
         dot_work = _dot_work(mask.parent.csr(), a_row, b_col)
-        if dot_work * cost.DOT_MERGE_COST < flops:
+        merge = cost.GPU_DOT_MERGE_COST if device == "gpu" else cost.DOT_MERGE_COST
+        if dot_work * merge < flops:
             method = "dot"
             reason = (f"mask of {mask.parent.nvals} entries: dot work {dot_work:.3g} "
-                      f"(x{cost.DOT_MERGE_COST}) < saxpy flops {flops:.3g}")
+                      f"(x{merge} on {device}) < saxpy flops {flops:.3g}")
         else:
             method = "saxpy"
             reason = (f"saxpy flops {flops:.3g} <= dot work {dot_work:.3g} "
-                      f"(x{cost.DOT_MERGE_COST})")
+                      f"(x{merge} on {device})")
     reason += fallback
     conversions = []
     if ta:
