@@ -9,7 +9,8 @@ gblas                     anchor
 ``bfs`` (levels)          BFS written with python-graphblas on SuiteSparse:GraphBLAS
                           (``q<!v> = q any.pair A``; SuiteSparse picks push or pull), or
                           ``graphblas_algorithms`` when installed
-``pagerank``              ``networkx.pagerank`` (its SciPy implementation, tol 1e-6; the time
+``pagerank``              graphblas-algorithms' ``pagerank`` (python-graphblas), and
+                          ``networkx.pagerank`` (its SciPy implementation, tol 1e-6; the time
                           includes NetworkX's graph -> SciPy conversion, as a user sees it),
                           and the same SciPy power iteration on a prebuilt matrix
 ``sssp``                  ``scipy.sparse.csgraph.dijkstra`` from one source
@@ -121,6 +122,26 @@ def _scipy_pagerank(S, alpha: float = 0.85, tol: float = 1e-6, max_iter: int = 1
     return x
 
 
+def _grb_pagerank_rows(A, S, pagerank, check_pr) -> list:
+    """python-graphblas's PageRank (the graphblas-algorithms package), when installed."""
+    try:
+        import graphblas as grb
+        import graphblas_algorithms as ga
+    except ImportError:
+        return []
+    G = ga.Graph(grb.io.from_scipy_sparse(S.astype(np.float64)))
+
+    def theirs():
+        return ga.pagerank(G, tol=1e-6)
+
+    def check(ours, t):
+        i, v = t.to_coo()
+        return check_pr(ours, dict(zip(i.tolist(), v.tolist())))
+
+    return [Row("pagerank", "graphblas-algorithms pagerank (python-graphblas)",
+                lambda: pagerank(A, tol=1e-6), theirs, check)]
+
+
 def _grb_triangles(G) -> int:
     from graphblas import select, semiring
 
@@ -191,6 +212,7 @@ def _rows(A, Aw, S, Sw, G, source: int) -> list[Row]:
             lambda: nx.pagerank(G, tol=1e-6), check_pr),
         Row("pagerank", "its SciPy iteration, matrix prebuilt", lambda: pagerank(A, tol=1e-6),
             lambda: _scipy_pagerank(S), lambda o, t: check_pr(o, dict(enumerate(t)))),
+        *_grb_pagerank_rows(A, S, pagerank, check_pr),
         Row("sssp", "scipy dijkstra (1 source)", lambda: sssp(Aw, source),
             lambda: csgraph.dijkstra(Sw, indices=source), check_sssp),
         Row("connected_components", "scipy connected_components",
