@@ -107,3 +107,27 @@ def test_ewise_on_every_storage_pair(case):
     cast = bool if op == "lt" else int  # entries of one side are cast to the result type
     want = {k: cast(x) for k, x in {**a, **b}.items()} | want
     assert dict(zip(*(t.tolist() for t in got.to_coo()))) == want
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 10).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.integers(-3, 3), min_size=n, max_size=n),
+    st.dictionaries(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)),
+                    st.integers(-3, 3)),
+    st.sampled_from(["plus", "min", "minus"]))))
+def test_accumulate_a_pull_into_a_full_vector(case):
+    """out full (no presence array), T a pull's dense result with absent rows, no mask:
+    out = accum(out, T) where T has an entry, out elsewhere."""
+    n, c, a, accum = case
+    A = gb.Matrix.from_coo([i for i, _ in a], [j for _, j in a], list(a.values()),
+                           shape=(n, n), dtype=np.int64)
+    x = gb.Vector.from_dense(np.arange(1, n + 1, dtype=np.int64))
+    C = gb.Vector.from_dense(np.array(c, dtype=np.int64))
+    gb.mxv(A, x, "plus_times", accum=accum, out=C)
+    t: dict = {}
+    for (i, j), v in a.items():
+        t[i] = t.get(i, 0) + v * (j + 1)
+    f = {"plus": lambda p, q: p + q, "min": min, "minus": lambda p, q: p - q}[accum]
+    want = {k: (f(c[k], t[k]) if k in t else c[k]) for k in range(n)}
+    assert dict(zip(*(v.tolist() for v in C.to_coo()))) == want
+    assert C.nvals == n

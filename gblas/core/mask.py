@@ -191,6 +191,14 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
     od = out.dense_data()
     n, D = od.size, out.dtype
     ov = od.values
+    if (mask is None and accum is not None and od.present is None and T.indices is None):
+        # out full, T dense, no mask: out = accum(out, T) where T has an entry (an
+        # iterative update such as PageRank's r' += A' s), out stays full
+        cd = dtypes.unify(D, t_dtype)
+        r = _cast(map_binary(accum, _cast(ov, cd), _cast(T.values, cd), cd, device), D)
+        newv = r if T.present is None else xp.where(T.present, r, ov)
+        out._replace_data(VecData(n, None, xp.ascontiguousarray(newv), None))
+        return out
     op = xp.ones(n, bool) if od.present is None else od.present
     td = Vector(T, t_dtype, device).dense_data()
     tv = td.values
