@@ -1,10 +1,24 @@
-"""Helpers shared by the GPU test modules (imported only where CuPy and a device exist)."""
+"""Shared by the GPU test modules: importing this skips the importing module where CuPy or
+a CUDA device is missing (with the reason), and gives the helpers both modules use."""
 
 from __future__ import annotations
 
-import cupy as cp
+import pytest
 
-from gblas.backends.registry import VecData
+cp = pytest.importorskip("cupy", reason="CuPy is not installed")
+
+from gblas._device import gpu_available  # noqa: E402
+
+if not gpu_available():
+    pytest.skip("CuPy sees no CUDA device", allow_module_level=True)
+
+from gblas.backends.registry import VecData  # noqa: E402
+from gblas.semirings import builtin  # noqa: E402
+from gblas.semirings.ops import BinaryOp, Semiring  # noqa: E402
+
+#: A user-defined semiring: ``max`` of a Python ``clip(a * b)`` (compiled to CUDA).
+CLIP = BinaryOp("clip", lambda a, b: min(a * b, 1.0))
+USER = Semiring("max_clip", builtin.MONOIDS["max"], CLIP)
 
 
 def dense_result(y: VecData) -> VecData:

@@ -15,30 +15,22 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-cp = pytest.importorskip("cupy", reason="CuPy is not installed")
+# skips this module where CuPy or a CUDA device is missing
+from gpu_helpers import USER, cp, dense_result
 
-from gblas._device import gpu_available  # noqa: E402
-
-if not gpu_available():
-    pytest.skip("CuPy sees no CUDA device", allow_module_level=True)
-
-import scipy.sparse as sp  # noqa: E402
-from gpu_helpers import dense_result  # noqa: E402
-
-import gblas as gb  # noqa: E402
-from gblas.backends.gpu import frontier  # noqa: E402
-from gblas.backends.registry import VecData, get_kernel  # noqa: E402
-from gblas.formats.csr import CSR  # noqa: E402
-from gblas.formats.gpu_segmented import GPUSegmented  # noqa: E402
-from gblas.formats.gpu_shards import GPUShards  # noqa: E402
-from gblas.semirings import builtin  # noqa: E402
-from gblas.semirings.ops import BinaryOp, Semiring  # noqa: E402
+import gblas as gb
+from gblas.backends.gpu import frontier
+from gblas.backends.registry import VecData, get_kernel
+from gblas.formats.csr import CSR
+from gblas.formats.gpu_segmented import GPUSegmented
+from gblas.formats.gpu_shards import GPUShards
+from gblas.semirings import builtin
+from gblas.semirings.ops import Semiring
 
 pytestmark = pytest.mark.gpu
 
-CLIP = BinaryOp("clip", lambda a, b: min(a * b, 1.0))
-USER = Semiring("max_clip", builtin.MONOIDS["max"], CLIP)
 
 #: (semiring, dtype, masked): masked cases have iso values, x presence and a row mask.
 CASES = [

@@ -12,24 +12,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-cp = pytest.importorskip("cupy", reason="CuPy is not installed")
+# skips this module where CuPy or a CUDA device is missing
+from gpu_helpers import CLIP, USER, cp, dense_result
 
-from gblas._device import gpu_available  # noqa: E402
-
-if not gpu_available():
-    pytest.skip("CuPy sees no CUDA device", allow_module_level=True)
-
-from gpu_helpers import dense_result  # noqa: E402
-
-from gblas.backends.registry import MatMask, VecData, get_kernel  # noqa: E402
-from gblas.formats.csr import CSR  # noqa: E402
-from gblas.semirings import builtin  # noqa: E402
-from gblas.semirings.ops import BinaryOp, Semiring, UnaryOp  # noqa: E402
+from gblas.backends.registry import MatMask, VecData, get_kernel
+from gblas.formats.csr import CSR
+from gblas.semirings import builtin
+from gblas.semirings.ops import BinaryOp, UnaryOp
 
 pytestmark = pytest.mark.gpu
 
-CLIP = BinaryOp("clip", lambda a, b: min(a * b, 1.0))
-USER = Semiring("max_clip", builtin.MONOIDS["max"], CLIP)
 SEMIRINGS = {name: builtin.SEMIRINGS[name] for name in
              ("plus_times", "min_plus", "max_min", "any_pair", "lor_land", "plus_pair")}
 SEMIRINGS["max_clip"] = USER
