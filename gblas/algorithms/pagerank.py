@@ -115,7 +115,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-4, max_iter: int = 100,
     >>> [round(float(x), 4) for x in r.to_dense()]
     [0.3175, 0.3175, 0.3175, 0.0476]
     """
-    from .. import Vector, apply, ewise_mult, mxv, reduce
+    from .. import Vector, apply, ewise_add, ewise_mult, mxv, reduce
 
     call = "pagerank"
     A = _square_matrix(A, call)
@@ -137,10 +137,18 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-4, max_iter: int = 100,
     # values; a valued matrix multiplies by its weights
     mul = "plus_second" if A.dtype == np.bool_ else "plus_times"
     ones = Vector.from_dense(np.ones(n, dtype=np.float64)).to(dev)
-    # d = A (+.x) 1: the weighted out-degree; dangling vertices get no entry
-    d = mxv(A, ones, mul)
+    # d = A (+.x) 1: the weighted out-degree (plus_pair, the entry count, for a pattern);
+    # dangling vertices get no entry
+    d = mxv(A, ones, "plus_pair" if A.dtype == np.bool_ else mul)
     # w<d> = alpha ./ d: the value mask leaves zero-weight rows dangling, as NetworkX does
     w = apply(d, "div", left=alpha, mask=d.V)
+    dangling = w.nvals < n
+    if dangling:
+        # z = 1 where a vertex is dangling, 0 elsewhere (full): m = r' z is their rank
+        z = apply(ones, "identity", mask=~w.S)
+        z = ewise_add(z, apply(ones, "times", right=0.0), "first")
+        # w = 0 at dangling vertices (full): s = r .* w below stays full, no index arrays
+        w = ewise_add(w, apply(ones, "times", right=0.0), "first")
     if personalization is None:
         p = Vector.from_dense(np.full(n, 1.0 / n)).to(dev)
     else:
@@ -151,11 +159,10 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-4, max_iter: int = 100,
     err = np.inf
     with Progress(call, enabled=progress, total=max_iter) as report:
         for it in range(1, max_iter + 1):
-            # s = r .* w: each vertex's damped rank split over its out-edges (dangling:
-            # no entry)
+            # s = r .* w: each vertex's damped rank split over its out-edges (dangling: 0)
             s = ewise_mult(r, w, "times")
-            # m = sum(r<!w>): the rank held by dangling vertices
-            m = float(reduce(apply(r, "identity", mask=~w.S), "plus")) if w.nvals < n else 0.0
+            # m = sum(r .* z): the rank held by dangling vertices
+            m = float(reduce(ewise_mult(r, z, "times"), "plus")) if dangling else 0.0
             # r' = (alpha m + 1 - alpha) p: teleport and dangling rank, spread along p
             new = apply(p, "times", right=alpha * m + 1.0 - alpha)
             # r' += A' (+.x) s: the pull SpMV, each vertex gathers from its in-neighbours

@@ -16,7 +16,7 @@ from ..planner import plan_elementwise
 from ..semirings import binary_op, unary_op
 from ._args import check_common
 from ._keys import _member, entries, is_matrix, rebuild, union
-from .mask import writeback_matrix, writeback_vector
+from .mask import where, writeback_matrix, writeback_vector
 from .matrix import Matrix
 from .vector import Vector
 
@@ -63,7 +63,7 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
     if ku is Vector and (u.is_dense_storage or v.is_dense_storage):
         # one side is O(n) already: presence arrays beat key merges
         T = _dense_ewise(xp, op, fmap, u.dense_data(), v.dense_data(), D, R,
-                         union=combine is _union_values)
+                         union=combine is _union_values, device=device)
         return writeback_vector(out, T, R, mask, accum, replace, device)
     ak, av = entries(u, call, "u")
     bk, bv = entries(v, call, "v")
@@ -71,7 +71,7 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
     return _finish(u, ku, keys, vals, R, device, mask, accum, out, replace)
 
 
-def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool) -> VecData:
+def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool, device: str) -> VecData:
     """ewise on two dense-stored vectors: presence arrays instead of key merges (O(n))."""
     n = ud.size
     av, bv = _cast(ud.values, D), _cast(vd.values, D)
@@ -80,14 +80,16 @@ def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool) -> VecData:
     ap = xp.ones(n, bool) if ud.present is None else ud.present
     bp = xp.ones(n, bool) if vd.present is None else vd.present
     both = ap & bp
-    vals = xp.zeros(n, R)
     if union:
-        vals[ap] = _cast(av[ap], R)
-        vals[bp] = _cast(bv[bp], R)
+        vals = where(bp, _cast(bv, R), where(ap, _cast(av, R), R.type(0), device), device)
+    else:
+        vals = xp.zeros(n, R)
     idx = xp.flatnonzero(both)
     if idx.shape[0]:
         vals[idx] = _cast(fmap(op, av[idx], bv[idx], D), R)
-    return VecData(n, None, vals, (ap | bp) if union else both)
+    present = (ap | bp) if union else both
+    # an all-True presence array is stored as None: later calls take the full fast path
+    return VecData(n, None, vals, None if bool(present.all()) else present)
 
 
 def _sparse_dense_mult(xp, op, fmap, u, v, D, R) -> VecData:
@@ -188,7 +190,14 @@ def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, repl
     mask, accum, out, device = check_common(call, kind, tuple(u.shape), mask=mask, accum=accum,
                                             out=out, replace=replace, u=u)
     xp = xp_for(device)
-    keys, vals = entries(u, call, "u")
+    dense = kind is Vector and u.is_dense_storage
+    if dense:
+        # a dense-stored Vector: map its values where present, no index array
+        dd = u.dense_data()
+        at = None if dd.present is None else xp.flatnonzero(dd.present)
+        keys, vals = None, (dd.values if at is None else dd.values[at])
+    else:
+        keys, vals = entries(u, call, "u")
     if left is None and right is None:
         uop = unary_op(op, call, "op")
         uop.check_dtype(u.dtype, call)
@@ -205,6 +214,14 @@ def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, repl
         a = _cast(vals, D)
         new = f(bop, a, sv, D) if left is None else f(bop, sv, a, D)
     new = xp.asarray(new)
+    if dense:
+        if dd.present is None:
+            T = VecData(dd.size, None, _cast(new, R), None)
+        else:
+            full = xp.zeros(dd.size, R)
+            full[at] = new
+            T = VecData(dd.size, None, full, dd.present)
+        return writeback_vector(out, T, R, mask, accum, replace, device)
     return _finish(u, kind, keys, new, R, device, mask, accum, out, replace)
 
 

@@ -78,6 +78,9 @@ class Mask:
         sparse mask) rather than the ``O(size)`` of :meth:`allow`."""
         xp = xp_for(self.parent.device)
         d = self.parent._data
+        if d.indices is not None and idx.shape[0] * 8 > d.size:
+            # many positions: one O(size) dense pass beats a binary search each
+            return self.allow()[idx]
         if d.indices is not None:
             if d.indices.shape[0] == 0:
                 a = xp.zeros(idx.shape[0], bool)
@@ -166,6 +169,17 @@ def map_binary(op, a, b, dt, device):
     return get_kernel("map_binary", "array", device)(op, a, b, dt)
 
 
+def where(cond, a, b, device):
+    """``a`` where ``cond`` else ``b`` (the device's registered kernel: NumPy's branches
+    on every element of an unpredictable mask, the CPU kernel does not)."""
+    return get_kernel("where", "array", device)(cond, a, b)
+
+
+def compress(cond, a, device):
+    """``a[cond]`` for a boolean ``cond`` (the device's registered kernel)."""
+    return get_kernel("compress", "array", device)(cond, a)
+
+
 # ---------------------------------------------------------------------- vectors
 
 
@@ -179,7 +193,8 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
             return Vector(T, t_dtype, device)
         if T.indices is not None:
             keep = mask.allow_at(T.indices)
-            return Vector(VecData(T.size, T.indices[keep], T.values[keep], None), t_dtype, device)
+            return Vector(VecData(T.size, compress(keep, T.indices, device),
+                                  compress(keep, T.values, device), None), t_dtype, device)
         allow = mask.allow()
         present = allow if T.present is None else (T.present & allow)
         return Vector(VecData(T.size, None, T.values, present), t_dtype, device)
@@ -196,7 +211,7 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         # iterative update such as PageRank's r' += A' s), out stays full
         cd = dtypes.unify(D, t_dtype)
         r = _cast(map_binary(accum, _cast(ov, cd), _cast(T.values, cd), cd, device), D)
-        newv = r if T.present is None else xp.where(T.present, r, ov)
+        newv = r if T.present is None else where(T.present, r, ov, device)
         out._replace_data(VecData(n, None, xp.ascontiguousarray(newv), None))
         return out
     op = xp.ones(n, bool) if od.present is None else od.present
@@ -208,7 +223,7 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
     else:
         cd = dtypes.unify(D, t_dtype)
         both = xp.flatnonzero(op & tp)
-        zv = xp.where(tp, _cast(tv, D), ov)
+        zv = where(tp, _cast(tv, D), ov, device)
         if both.shape[0]:
             r = map_binary(accum, _cast(ov[both], cd), _cast(tv[both], cd), cd, device)
             zv[both] = _cast(r, D)
@@ -217,8 +232,8 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         newv, newp = zv, zp
     else:
         allow = mask.allow()
-        newv = xp.where(allow, zv, ov)
-        newp = xp.where(allow, zp, op & (not replace))
+        newv = where(allow, zv, ov, device)
+        newp = (allow & zp) | (~allow & op) if not replace else allow & zp
     out._replace_data(VecData(n, None, xp.ascontiguousarray(newv), newp))
     return out
 
@@ -230,7 +245,7 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
     idx, tv = T.indices, T.values
     if mask is not None:
         keep = mask.allow_at(idx)
-        idx, tv = idx[keep], tv[keep]
+        idx, tv = compress(keep, idx, device), compress(keep, tv, device)
     D = out.dtype
     if out.is_dense_storage:
         od = out._data

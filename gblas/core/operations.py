@@ -57,7 +57,7 @@ def _prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None
         plan = dataclasses.replace(plan, op=_call)
 
     def run():
-        kernel = get_kernel("mxv", plan.format, device, plan.direction)
+        kernel = get_kernel(*plan.kernel_key)
         csr = base.get_format(plan.format, transposed=plan.details["csr_transposed"])
         allow = None if mask is None else mask.allow()
         if plan.direction == "pull":

@@ -82,7 +82,11 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
         if axis is not None or mask is not None or out is not None or accum is not None:
             raise bad_arg(InvalidValue, call, "axis", "no axis/mask/out/accum for a reduction "
                           "to a scalar", f"axis={axis!r}")
-        keys, vals = entries(u, call, "u")
+        if isinstance(u, Vector) and u.is_dense_storage:
+            d = u.dense_data()  # values only: no index array for a dense-stored Vector
+            vals = d.values if d.present is None else d.values[d.present]
+        else:
+            _, vals = entries(u, call, "u")
         n = int(vals.shape[0])
         xp = xp_for(u.device)
         fast = _ufunc_reduce(m, vals, xp)

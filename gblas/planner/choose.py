@@ -107,6 +107,14 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
                                                       allowed_frac, settings.memory_budget)
         reason += "; " + why
         details.update(more)
+    variant = direction
+    if (direction == "pull" and settings.format is None and mask is None
+            and x.is_dense_storage and x._data.present is None
+            and semiring.add.code == "plus" and semiring.multiply.code == "pair"
+            and has_kernel("mxv", "csr", device, "rowcount")):
+        # y = A (+.pair) 1 is each row's entry count: the row pointers hold it
+        fmt, variant, estimate = "csr", "rowcount", None
+        reason += "; plus_pair over a full x counts each row's entries: read from the row pointers"
     csr_t = pull_csr_transposed if direction == "pull" else push_csr_transposed
     conversions = []
     if not A.has_format(fmt, transposed=csr_t):
@@ -118,6 +126,8 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
     a_val = 0 if A.is_iso else np.dtype(A.dtype).itemsize
     if estimate is not None:
         est = estimate.bytes
+    elif variant == "rowcount":
+        est = (nrows + 1) * 8 + nrows * (R.itemsize + 1)
     elif direction == "pull":
         est = cost.pull_bytes(nnz, nrows, ncols, a_val, T.itemsize, R.itemsize, allowed_frac)
     else:
@@ -125,7 +135,7 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
                               R.itemsize)
     details["csr_transposed"] = csr_t
     details["types"] = (T.name, M.name, R.name)
-    return Plan("mxv", fmt, direction, device, _kernel_name("mxv", fmt, device, direction),
+    return Plan("mxv", fmt, direction, device, _kernel_name("mxv", fmt, device, variant),
                 tuple(conversions), est, reason, details)
 
 

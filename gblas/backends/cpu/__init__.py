@@ -8,6 +8,6 @@ segmented CSR), :mod:`.heavy_light` (heavy/light 2D tiles) and :mod:`.shards`
 ``__all__`` below.
 """
 
-from . import elementwise, heavy_light, mxm, mxv, segmented, shards
+from . import arrays, elementwise, heavy_light, mxm, mxv, segmented, shards
 
-__all__ = ["elementwise", "heavy_light", "mxm", "mxv", "segmented", "shards"]
+__all__ = ["arrays", "elementwise", "heavy_light", "mxm", "mxv", "segmented", "shards"]

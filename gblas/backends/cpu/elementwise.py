@@ -31,6 +31,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..registry import register
+from .arrays import where
 from .mxv import JIT_OPTS
 
 __all__ = ["map_unary", "map_binary"]
@@ -119,7 +120,7 @@ def _unary_fast(code: str | None, v: np.ndarray, dt: np.dtype) -> np.ndarray | N
             return v.copy()
         if kind == "i":
             return np.abs(v)
-        return np.where(v >= 0, v, -v)
+        return where(v >= 0, v, -v)
     if code == "minv" and kind == "f":
         return np.divide(dt.type(1), v)
     if code == "lnot":
@@ -167,7 +168,7 @@ def _binary_fast(code: str | None, a: Any, b: Any, n: int, dt: np.dtype, odt: np
     if code in ("min", "max") and dt.kind == "f":
         first = np.less(a, b) if code == "min" else np.greater(a, b)
         first |= np.not_equal(b, b)
-        return np.broadcast_to(np.where(first, a, b), (n,))
+        return np.broadcast_to(where(first, a, b), (n,))
     f = _BINARY_UFUNCS.get(code)
     if f is None:
         return None

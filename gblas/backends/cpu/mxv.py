@@ -51,6 +51,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..registry import VecData, register
+from ..rowcount import row_counts
 
 __all__ = ["KernelCache", "pull", "push", "row_bounds", "run_blocks", "semiring_parts",
            "uindex"]
@@ -495,3 +496,9 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
     run_blocks(par, parts, indptr, uindex(AT.indices), avals, iso, xi, xv, allow, has_allow,
                nrows, nthreads, out, flag)
     return VecData(nrows, None, out, flag)
+
+
+@register("mxv", "csr", "cpu", "rowcount")
+def rowcount(A, x, allow, semiring, types):
+    """Pull ``A (+.pair) x`` for a full ``x``: the row pointers' differences."""
+    return row_counts(np, A, x, allow, semiring, types)

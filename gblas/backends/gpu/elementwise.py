@@ -177,3 +177,15 @@ def map_binary(op: Any, a: Any, b: Any, dtype: Any) -> Any:
     if out is None:
         out = binary_kernel(op.cuda_expr(), dt, odt)(a, b)
     return out if out.dtype == odt else out.astype(odt)
+
+
+@register("where", "array", "gpu", "")
+def where(cond, a, b):
+    """``a`` where ``cond`` is true, else ``b`` (CuPy's branch-free kernel)."""
+    return cp.where(cond, a, b)
+
+
+@register("compress", "array", "gpu", "")
+def compress(cond, a):
+    """``a[cond]`` for a boolean ``cond`` of ``a``'s length."""
+    return a[cond]

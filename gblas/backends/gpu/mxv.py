@@ -40,6 +40,7 @@ import cupy as cp
 import numpy as np
 
 from ..registry import VecData, register
+from ..rowcount import row_counts
 from . import _cuda
 
 # ------------------------------------------------------------------------------ pull
@@ -820,3 +821,9 @@ def _compress(x: VecData) -> VecData:
         return VecData(x.size, idx, x.values)
     idx = cp.flatnonzero(_bool_array(x.present))
     return VecData(x.size, idx, x.values[idx])
+
+
+@register("mxv", "csr", "gpu", "rowcount")
+def rowcount(A, x, allow, semiring, types):
+    """Pull ``A (+.pair) x`` for a full ``x``: the row pointers' differences."""
+    return row_counts(cp, A, x, allow, semiring, types)
