@@ -171,11 +171,6 @@ def _bucket_end(lo: float) -> float:
     return hi if hi > lo else float(np.nextafter(lo, np.inf))
 
 
-def _in_range(i, j, v, bounds):
-    """Select predicate: ``lo <= v < hi`` for ``bounds = (lo, hi)``."""
-    return (v >= bounds[0]) & (v < bounds[1])
-
-
 def _buckets(A, d, source: int, *, report) -> int:
     """Delta-stepping in place on ``d``: a dense Vector, ``inf`` where no path is known.
 
@@ -207,8 +202,8 @@ def _buckets(A, d, source: int, *, report) -> int:
                               f"frontier {f.nvals:,}")
         # every distance below hi is final now: the next bucket starts at hi
         lo, hi = hi, _bucket_end(hi)
-        # f = d<lo <= d < hi>
-        f = select(d, _in_range, (lo, hi))
+        # f = d<lo <= d < hi>: the values below hi (a short list), then those from lo
+        f = select(select(d, "valuelt", hi), "valuege", lo)
         if f.nvals:
             continue
         # an empty bucket: jump to the smallest distance not settled

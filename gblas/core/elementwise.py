@@ -16,7 +16,7 @@ from ..planner import plan_elementwise
 from ..semirings import binary_op, unary_op
 from ._args import check_common
 from ._keys import _member, entries, is_matrix, rebuild, union
-from .mask import where, writeback_matrix, writeback_vector
+from .mask import compress, where, writeback_matrix, writeback_vector
 from .matrix import Matrix
 from .vector import Vector
 
@@ -292,6 +292,15 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
     xp = xp_for(device)
     if kind is not Vector and mask is None and out is None:
         return _select_csr(u, pred, thunk, call)
+    if kind is Vector and u.is_dense_storage and any(pred is f for f in _VALUE_OPS.values()):
+        # a value predicate on a dense-stored Vector: test the values, keep a sparse result
+        d = u.dense_data()
+        keep = xp.asarray(pred(None, None, d.values, thunk), dtype=bool)
+        if d.present is not None:
+            keep &= d.present
+        idx = xp.flatnonzero(keep)
+        T = VecData(u.size, idx, d.values[idx], None)
+        return writeback_vector(out, T, u.dtype, mask, accum, replace, device)
     keys, vals = entries(u, call, "u")
     if kind is Vector:
         i, j = keys, None
@@ -300,7 +309,10 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
         i = keys // n
         j = keys - i * n
     keep = xp.asarray(pred(i, j if j is not None else i, vals, thunk), dtype=bool)
-    return _finish(u, kind, keys[keep], vals[keep], u.dtype, device, mask, accum, out, replace)
+    if keep.ndim == 0:
+        keep = xp.full(keys.shape[0], bool(keep), dtype=bool)
+    return _finish(u, kind, compress(keep, keys, device), compress(keep, vals, device),
+                   u.dtype, device, mask, accum, out, replace)
 
 
 def _select_csr(u, pred, thunk, call):

@@ -78,6 +78,10 @@ class Mask:
         sparse mask) rather than the ``O(size)`` of :meth:`allow`."""
         xp = xp_for(self.parent.device)
         d = self.parent._data
+        if d.indices is idx:
+            # the mask has exactly these positions (e.g. a comparison of the result itself)
+            a = xp.ones(idx.shape[0], bool) if self.structural else d.values.astype(bool)
+            return ~a if self.complement else a
         if d.indices is not None and idx.shape[0] * 8 > d.size:
             # many positions: one O(size) dense pass beats a binary search each
             return self.allow()[idx]

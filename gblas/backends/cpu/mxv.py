@@ -64,6 +64,9 @@ JIT_OPTS = {"boundscheck": False, "error_model": "numpy", "nogil": True}
 #: Push runs sequentially below this many (frontier entry, edge) pairs.
 PUSH_PARALLEL_WORK = 1 << 15
 
+#: A parallel push returns a sparse result when at most 1/this of the rows get an entry.
+SPARSE_RESULT_SHARE = 4
+
 #: Pull (and the row-parallel mxm kernels) use one block below this many entries + rows.
 PULL_PARALLEL_COST = 1 << 16
 
@@ -464,8 +467,9 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
     Returns
     -------
     VecData
-        Sparse (int64 sorted indices) when the work was small enough to run sequentially,
-        dense (``present`` flags) otherwise; values of dtype R.
+        Sparse (int64 sorted indices) when the work was small enough to run sequentially
+        or at most 1/``SPARSE_RESULT_SHARE`` of the rows got an entry, dense (``present``
+        flags) otherwise; values of dtype R.
     """
     R = np.dtype(types[2])
     nrows = int(nrows)
@@ -495,6 +499,11 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
     parts = np.arange(nthreads + 1, dtype=np.int64)
     run_blocks(par, parts, indptr, uindex(AT.indices), avals, iso, xi, xv, allow, has_allow,
                nrows, nthreads, out, flag)
+    if int(np.count_nonzero(flag)) * SPARSE_RESULT_SHARE <= nrows:
+        # few rows reached: a sparse result keeps the write-back and the next operations
+        # in O(entries) instead of O(nrows)
+        idx = np.flatnonzero(flag)
+        return VecData(nrows, idx, out[idx], None)
     return VecData(nrows, None, out, flag)
 
 
