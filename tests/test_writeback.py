@@ -131,3 +131,65 @@ def test_accumulate_a_pull_into_a_full_vector(case):
     want = {k: (f(c[k], t[k]) if k in t else c[k]) for k in range(n)}
     assert dict(zip(*(v.tolist() for v in C.to_coo()))) == want
     assert C.nvals == n
+
+
+# ------------------------------------------------------------ in-place scatter and aliasing
+
+
+def _scatter(out: gb.Vector) -> None:
+    t = gb.Vector.from_coo([1, 3], [5.0, -1.0], size=6)
+    gb.apply(t, "identity", accum="plus", out=out)
+
+
+def _full(n: int = 6) -> gb.Vector:
+    return gb.Vector.from_dense(np.arange(n, dtype=np.float64))
+
+
+def test_scatter_writes_in_place_when_out_owns_its_arrays():
+    out = _full()
+    _scatter(out)  # the first write-back replaces from_dense's arrays
+    vid = id(out._data.values)
+    _scatter(out)
+    assert id(out._data.values) == vid
+    assert out.to_dense().tolist() == [0.0, 11.0, 2.0, 1.0, 4.0, 5.0]
+
+
+def test_scatter_leaves_a_vector_sharing_the_storage_alone():
+    out = _full()
+    _scatter(out)
+    other = gb.Vector(out._data, out.dtype, out.device)
+    before = other.to_dense().copy()
+    _scatter(out)
+    assert other.to_dense().tolist() == before.tolist()
+    assert out.to_dense().tolist() == [0.0, 11.0, 2.0, 1.0, 4.0, 5.0]
+
+
+def test_scatter_leaves_a_view_and_a_cached_conversion_alone():
+    out = _full()
+    _scatter(out)
+    view = out._data.values[1:4]
+    keep = view.copy()
+    _scatter(out)
+    assert view.tolist() == keep.tolist()
+    del view
+    cached = out.sparse_data()  # shares the values array
+    keep = cached.values.copy()
+    _scatter(out)
+    assert cached.values.tolist() == keep.tolist()
+    assert out.to_dense().tolist() == [0.0, 16.0, 2.0, 0.0, 4.0, 5.0]
+
+
+def test_scatter_leaves_the_array_a_vector_was_built_from_alone():
+    arr = np.arange(6, dtype=np.float64)
+    out = gb.Vector.from_dense(arr)
+    _scatter(out)
+    _scatter(out)
+    assert arr.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+
+
+def test_scatter_in_place_keeps_partial_presence():
+    out = gb.Vector.from_coo([0, 1, 2], [1.0, 1.0, 1.0], size=6)
+    out._replace_data(out.dense_data())
+    _scatter(out)
+    _scatter(out)
+    assert out.to_dense(fill=-9).tolist() == [1.0, 11.0, 1.0, -2.0, -9.0, -9.0]

@@ -80,6 +80,14 @@ def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool, device: str) -> VecDat
     ap = xp.ones(n, bool) if ud.present is None else ud.present
     bp = xp.ones(n, bool) if vd.present is None else vd.present
     both = ap & bp
+    code = getattr(op, "code", None)
+    if union and code in ("first", "any", "second"):
+        # op(a, b) is a (first, any) or b (second): one select, no operator call
+        a_wins = code != "second"
+        vals = (where(ap, _cast(av, R), _cast(bv, R), device) if a_wins
+                else where(bp, _cast(bv, R), _cast(av, R), device))
+        present = ap | bp
+        return VecData(n, None, vals, None if bool(present.all()) else present)
     if union:
         vals = where(bp, _cast(bv, R), where(ap, _cast(av, R), R.type(0), device), device)
     else:

@@ -10,6 +10,8 @@ end, so a failure part-way never leaves ``out`` half-written.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .. import dtypes
@@ -242,6 +244,30 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
     return out
 
 
+def _storage_refs(holder) -> tuple[int, int, int]:
+    """References to a Vector's storage tuple, its values and its present array."""
+    d = holder._data
+    return (sys.getrefcount(d), sys.getrefcount(d.values),
+            0 if d.present is None else sys.getrefcount(d.present))
+
+
+class _Holder:
+    def __init__(self, data: VecData) -> None:
+        self._data = data
+
+
+#: The counts of a storage that one holder alone references (measured through the same
+#: function, as they depend on the interpreter's calling convention).
+_ALONE = _storage_refs(_Holder(VecData(1, None, np.zeros(1), np.ones(1, bool))))
+
+
+def _owns_storage(vec) -> bool:
+    """Whether nothing but ``vec`` references its storage tuple and arrays (no other
+    Vector, view or cached conversion): then writing into them cannot change another
+    object."""
+    return all(c <= a for c, a in zip(_storage_refs(vec), _ALONE))
+
+
 def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
     """``out<mask> accum= T`` when only T's positions can change (T sparse, no replace, and
     an accumulator or a mask within T's structure): copy out, scatter T's allowed entries."""
@@ -252,20 +278,27 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
         idx, tv = compress(keep, idx, device), compress(keep, tv, device)
     D = out.dtype
     if out.is_dense_storage:
+        mine = out._other is None and _owns_storage(out)  # before any local reference
         od = out._data
         n = od.size
-        newv = od.values.copy()
-        newp = xp.ones(n, bool) if od.present is None else od.present.copy()
+        # out's arrays are updated in place when nothing else references them (no other
+        # Vector, view or cached conversion): a scatter then costs O(len(T)), not O(n)
+        newv = od.values if mine else od.values.copy()
+        if od.present is None:
+            newp = None
+        else:
+            newp = od.present if mine else od.present.copy()
         if accum is not None and idx.shape[0]:
-            had = newp[idx]
-            both = idx[had]
+            had = xp.ones(idx.shape[0], bool) if newp is None else newp[idx]
+            both = idx if newp is None else idx[had]
             if both.shape[0]:
                 cd = dtypes.unify(D, t_dtype)
                 r = map_binary(accum, _cast(newv[both], cd), _cast(tv[had], cd), cd, device)
                 tv = _cast(tv, D).copy()
                 tv[had] = _cast(r, D)
         newv[idx] = _cast(tv, D)
-        newp[idx] = True
+        if newp is not None:
+            newp[idx] = True
         out._replace_data(VecData(n, None, newv, newp))
         return out
     # sparse out: merge two sorted index lists
