@@ -132,3 +132,31 @@ def test_out_of_memory_while_building_a_format_is_a_clear_error(monkeypatch):
     assert not A.has_format("segmented")
     with gb.config(format="segmented"), pytest.raises(gb.OutOfMemory, match="format='csr'"):
         gb.mxv(A, gb.Vector.from_dense([1.0, 1.0]), "plus_times")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int8, np.bool_])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_plus_pair_over_a_full_x_counts_rows_from_the_row_pointers(dtype, transposed):
+    A = _chain(300)
+    B = A.T if transposed else A
+    x = gb.Vector.from_dense(np.ones(300, dtype=dtype))
+    p = gb.explain(gb.mxv, B, x, "plus_pair")
+    assert p.kernel == "mxv/csr/cpu/rowcount" and "row pointers" in p.reason
+    y = gb.mxv(B, x, "plus_pair")
+    S = A.to_scipy()
+    counts = np.diff((S.T.tocsr() if transposed else S).indptr)
+    want = (counts > 0) if dtype == np.bool_ else counts.astype(dtype)  # int8 wraps
+    assert y.dtype == np.dtype(dtype)
+    assert np.array_equal(y.to_dense(fill=0), np.where(counts > 0, want, 0).astype(dtype))
+    assert y.nvals == int(np.count_nonzero(counts))  # empty rows have no entry
+
+
+def test_plus_pair_with_a_mask_or_a_partial_x_is_a_real_product():
+    A = _chain(300)
+    x = gb.Vector.from_dense(np.ones(300))
+    m = gb.Vector.from_coo([0, 1], [True, True], size=300)
+    assert gb.explain(gb.mxv, A, x, "plus_pair", mask=m.S).kernel == "mxv/csr/cpu/pull"
+    xs = gb.Vector.from_coo([0, 1, 2], [1.0, 1.0, 1.0], size=300)
+    assert "rowcount" not in gb.explain(gb.mxv, A, xs, "plus_pair").kernel
+    # row 0 reaches x[1], x[2]; row 1 reaches x[2]; row 2 only x[3], which is absent
+    assert gb.mxv(A, xs, "plus_pair").to_dense().tolist()[:3] == [2.0, 1.0, 0.0]
