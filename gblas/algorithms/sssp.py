@@ -9,7 +9,7 @@ Non-negative weights: delta-stepping (:func:`_buckets`).  ``d`` is dense (``inf`
 path is known yet) and the vertices are settled bucket by bucket: the bucket ``[lo, hi)``
 holds the vertices with ``lo <= d < hi``, and inside it one step is
 
-    t = f' min.+ A,   t = t<t < d>,   d = min(d, t),   f = t<t < hi>
+    t = f' min.+ A,   b = t < d,   d<b> = t,   f<b> = t<t < hi>
 
 until no distance of the bucket drops; the improvements at or beyond ``hi`` wait for their
 own bucket.  Then every distance below ``hi`` is final, and the next bucket is
@@ -191,12 +191,10 @@ def _buckets(A, d, source: int, *, report) -> int:
             t = vxm(f, A, "min_plus")
             # b = t < d: where an offer improves the distance
             b = ewise_mult(t, d, "lt")
-            # t<b> = t: the improvements
-            t = apply(t, "identity", mask=b.V)
-            # d = min(d, t)
-            apply(t, "identity", accum="min", out=d)
-            # f = t<t < hi>: improved inside the bucket, relaxed again
-            f = select(t, "valuelt", hi)
+            # d<b> = t: the improvements (each below d, so no min is needed)
+            apply(t, "identity", mask=b.V, out=d)
+            # f<b> = t<t < hi>: improved inside the bucket, relaxed again
+            f = select(t, "valuelt", hi, mask=b.V)
             if report.enabled:
                 report.update(steps, f"bucket {buckets} [{lo:.3g}, {hi:.3g}), "
                               f"frontier {f.nvals:,}")
