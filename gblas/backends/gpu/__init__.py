@@ -14,4 +14,4 @@ import cupy  # noqa: F401  (fail here, clearly, when CuPy is missing)
 from . import elementwise, mxm, mxv  # noqa: F401  (register the kernels)
 
 __all__ = ["elementwise", "mxm", "mxv"]
-from . import frontier, segmented, shards  # noqa: E402,F401  (GPU cache-aware formats)
+from . import frontier, heavy_light, segmented, shards  # noqa: E402,F401  (GPU cache-aware formats)
