@@ -353,7 +353,9 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
 # Kronecker graphs: dot merges are branchy, saxpy scatters stream)
 DOT_MERGE_COST = 2.0
 # on the GPU the saxpy kernel expands, sorts and compresses every product (a radix sort
-# per flop), while a dot is one thread's merge: masked triangle counting at Kronecker 20
-# on an H100 ran the dot in 0.15 s for 2.2e10 merged entries and the saxpy in 0.73 s for
-# 1.1e10 flops, a merged entry costing ~0.1 flop; 0.25 keeps a margin
-GPU_DOT_MERGE_COST = 0.25
+# per flop), while a dot is one thread's merge.  Masked triangle counting at Kronecker 20
+# on an H100: with L = tril(S) the dot took 0.15 s for 2.2e10 merged entries and the saxpy
+# 0.73 s for 1.1e10 flops (a merged entry ~0.1 flop); with L oriented by degree rank the
+# dot took 0.238 s for 2.08e10 merged entries and the saxpy 0.436 s for 4.42e9 flops
+# (~0.12 flop).  0.25 left that second product on the saxpy, 1.8x slower.
+GPU_DOT_MERGE_COST = 0.1
