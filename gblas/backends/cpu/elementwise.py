@@ -12,12 +12,13 @@ Exactness notes for the ufunc table:
 * ``plus`` / ``times`` on bool are NumPy's logical or / and, as the cast-back definition
   gives; ``minus`` / ``rminus`` on bool (which NumPy refuses) are ``a != b``;
 * integer arithmetic wraps in NumPy as in the definition's cast back to the dtype;
-* ``min`` / ``max`` on floats are ``where(a < b or b != b, a, b)`` (and ``>``) — the
-  definition itself: a NaN operand is ignored as by ``fmin`` / ``fmax``, but NumPy's
-  ``fmin`` / ``fmax`` return either zero for ``(-0.0, 0.0)`` depending on the code path
-  (measured with NumPy 2.4: array-array and array-scalar loops differ), while the
-  definition returns ``b``; on integers and bool they are ``minimum`` / ``maximum``;
-* ``abs`` on floats is ``where(x >= 0, x, -x)``: ``abs(-0.0)`` stays ``-0.0`` as defined;
+* ``min`` / ``max`` on floats run the Numba loop of the definition (``a`` when ``a < b``
+  or ``b`` is NaN, else ``b``): NumPy's ``fmin`` / ``fmax`` return either zero for
+  ``(-0.0, 0.0)`` depending on the code path (measured with NumPy 2.4), and a ``where``
+  over condition arrays costs three passes and NumPy's branchy select; on integers and
+  bool they are ``minimum`` / ``maximum``;
+* ``abs`` on floats runs the loop of ``x if x >= 0 else -x``: ``abs(-0.0)`` stays ``-0.0``
+  as defined;
 * ``minv`` / ``div`` in float32: NumPy's float32 division is correctly rounded, and so is
   the definition's float64 division rounded to float32.
 """
@@ -31,7 +32,6 @@ import numpy as np
 from numba import njit, prange
 
 from ..registry import register
-from .arrays import where
 from .mxv import JIT_OPTS
 
 __all__ = ["map_unary", "map_binary"]
@@ -120,7 +120,7 @@ def _unary_fast(code: str | None, v: np.ndarray, dt: np.dtype) -> np.ndarray | N
             return v.copy()
         if kind == "i":
             return np.abs(v)
-        return where(v >= 0, v, -v)
+        return None  # floats: the Numba loop of the definition (one pass, one array)
     if code == "minv" and kind == "f":
         return np.divide(dt.type(1), v)
     if code == "lnot":
@@ -166,9 +166,7 @@ def _binary_fast(code: str | None, a: Any, b: Any, n: int, dt: np.dtype, odt: np
     if code == "div":
         return np.true_divide(a, b) if dt.kind == "f" else None
     if code in ("min", "max") and dt.kind == "f":
-        first = np.less(a, b) if code == "min" else np.greater(a, b)
-        first |= np.not_equal(b, b)
-        return np.broadcast_to(where(first, a, b), (n,))
+        return None  # the Numba loop of the definition: one pass, no condition arrays
     f = _BINARY_UFUNCS.get(code)
     if f is None:
         return None
