@@ -144,17 +144,17 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-4, max_iter: int = 100,
     w = apply(d, "div", left=alpha, mask=d.V)
     dangling = w.nvals < n
     if dangling:
+        zeros = apply(ones, "times", right=0.0)
         # z = 1 where a vertex is dangling, 0 elsewhere (full): m = r' z is their rank
-        z = apply(ones, "identity", mask=~w.S)
-        z = ewise_add(z, apply(ones, "times", right=0.0), "first")
+        z = ewise_add(apply(ones, "identity", mask=~w.S), zeros, "first")
         # w = 0 at dangling vertices (full): s = r .* w below stays full, no index arrays
-        w = ewise_add(w, apply(ones, "times", right=0.0), "first")
+        w = ewise_add(w, zeros, "first")
     if personalization is None:
         p = Vector.from_dense(np.full(n, 1.0 / n)).to(dev)
     else:
         p = Vector.from_dense(_personalization(personalization, n, call)).to(dev)
-    # r = 1/n
-    r = Vector.from_dense(np.full(n, 1.0 / n)).to(dev)
+    # r = 1/n (the uniform p itself: no operation writes into r)
+    r = p if personalization is None else Vector.from_dense(np.full(n, 1.0 / n)).to(dev)
     AT = A.T
     err = np.inf
     with Progress(call, enabled=progress, total=max_iter) as report:

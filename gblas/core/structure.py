@@ -18,7 +18,7 @@ from ..semirings.ops import Semiring
 from ._args import check_common
 from ._check import as_index_array
 from ._keys import entries, is_matrix
-from .mask import csr_from_keys, writeback_matrix, writeback_vector
+from .mask import compress, csr_from_keys, writeback_matrix, writeback_vector
 from .matrix import Matrix, canonical
 from .vector import Vector
 
@@ -84,7 +84,7 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
                           "to a scalar", f"axis={axis!r}")
         if isinstance(u, Vector) and u.is_dense_storage:
             d = u.dense_data()  # values only: no index array for a dense-stored Vector
-            vals = d.values if d.present is None else d.values[d.present]
+            vals = d.values if d.present is None else compress(d.present, d.values, u.device)
         else:
             _, vals = entries(u, call, "u")
         n = int(vals.shape[0])
