@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.bench_gpu_mxv import copy_bandwidth, time_ms
+
 #: gpu_heavy_light configurations: (label, format parameters, kernel knobs).
 CONFIGS = [
     ("default", {}, {}),
@@ -44,33 +46,6 @@ CONFIGS = [
     ("threshold 4096", {"heavy_threshold": 4096}, {}),
     ("units of 32768, 512 threads", {"unit_entries": 32768, "block_threads": 512}, {}),
 ]
-
-
-def time_ms(fn: Callable[[], Any], repeat: int, warmup: int = 3) -> float:
-    """Median milliseconds of ``fn`` over ``repeat`` runs (CUDA events, after warm-up)."""
-    import cupy as cp
-
-    for _ in range(warmup):
-        fn()
-    cp.cuda.Device().synchronize()
-    times = []
-    for _ in range(repeat):
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        start.record()
-        fn()
-        end.record()
-        end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end))
-    return float(np.median(times))
-
-
-def copy_bandwidth(repeat: int) -> float:
-    """Device-to-device copy bandwidth in GB/s (bytes read + written)."""
-    import cupy as cp
-
-    src = cp.ones(1 << 28, dtype=cp.float32)  # 1 GiB
-    dst = cp.empty_like(src)
-    return 2 * src.nbytes / time_ms(lambda: cp.copyto(dst, src), repeat) / 1e6
 
 
 def build_graph(scale: int, edge_factor: int, seed: int) -> tuple[Any, float]:

@@ -3,7 +3,9 @@ a CUDA device is missing (with the reason), and gives the helpers both modules u
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
+import scipy.sparse as sp
 
 cp = pytest.importorskip("cupy", reason="CuPy is not installed")
 
@@ -30,3 +32,14 @@ def dense_result(y: VecData) -> VecData:
     vals[y.indices] = y.values
     pres[y.indices] = True
     return VecData(y.size, None, vals, pres)
+
+
+def larger_graph(rng, n: int = 20000):
+    """A random SciPy CSR with power-law out-degrees (capped at 5000) and skewed
+    in-degrees, values in [0.5, 1.5)."""
+    deg = np.minimum((rng.pareto(1.2, n) * 4).astype(np.int64), 5000)
+    rows = np.repeat(np.arange(n), deg)
+    cols = (rng.pareto(1.0, rows.size) * 50).astype(np.int64) % n  # skewed in-degrees
+    S = sp.csr_array((rng.random(rows.size) + 0.5, (rows, cols)), shape=(n, n))
+    S.sum_duplicates()
+    return S

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 # skips this module where CuPy or a CUDA device is missing
-from gpu_helpers import USER, cp, dense_result
+from gpu_helpers import USER, cp, dense_result, larger_graph
 
 import gblas as gb
 from gblas.backends.gpu import frontier
@@ -196,15 +195,6 @@ def test_segmented_roundtrip_and_device_moves(rng):
         assert (S.to_csr().to_scipy() != A.to_scipy()).nnz == 0
     assert np.array_equal(cp.asnumpy(Sg.rowmap), Sc.rowmap)
     assert Sg.nbytes == Sc.nbytes
-
-
-def larger_graph(rng, n=20000):
-    deg = np.minimum((rng.pareto(1.2, n) * 4).astype(np.int64), 5000)
-    rows = np.repeat(np.arange(n), deg)
-    cols = (rng.pareto(1.0, rows.size) * 50).astype(np.int64) % n  # skewed in-degrees
-    S = sp.csr_array((rng.random(rows.size) + 0.5, (rows, cols)), shape=(n, n))
-    S.sum_duplicates()
-    return S
 
 
 @pytest.mark.parametrize("kernel", ["csr", "stream"])

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 # skips this module where CuPy or a CUDA device is missing
-from gpu_helpers import USER, cp
+from gpu_helpers import USER, cp, larger_graph
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -273,15 +272,6 @@ def test_parameter_errors():
                 dict(block_threads=2048), dict(reorder="rcm")]:
         with pytest.raises(ValueError, match="gpu_heavy_light"):
             GPUHeavyLight.from_csr(A, **bad)
-
-
-def larger_graph(rng, n=20000):
-    deg = np.minimum((rng.pareto(1.2, n) * 4).astype(np.int64), 5000)
-    rows = np.repeat(np.arange(n), deg)
-    cols = (rng.pareto(1.0, rows.size) * 50).astype(np.int64) % n  # skewed in-degrees
-    S = sp.csr_array((rng.random(rows.size) + 0.5, (rows, cols)), shape=(n, n))
-    S.sum_duplicates()
-    return S
 
 
 @pytest.mark.parametrize("dt", ["float32", "float64"])

@@ -255,6 +255,11 @@ _VALUE_OPS = {
     "valuelt": lambda i, j, v, t: v < t,
     "valuele": lambda i, j, v, t: v <= t,
 }
+def _reads_values_only(pred) -> bool:
+    """Whether a select predicate is a built-in value test (it never reads indices)."""
+    return any(pred is f for f in _VALUE_OPS.values())
+
+
 _MATRIX_ONLY = ("tril", "triu", "diag", "offdiag", "colle", "colgt")
 
 
@@ -300,7 +305,7 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
     xp = xp_for(device)
     if kind is not Vector and mask is None and out is None:
         return _select_csr(u, pred, thunk, call)
-    if kind is Vector and u.is_dense_storage and any(pred is f for f in _VALUE_OPS.values()):
+    if kind is Vector and u.is_dense_storage and _reads_values_only(pred):
         # a value predicate on a dense-stored Vector: test the values, keep a sparse result
         d = u.dense_data()
         keep = xp.asarray(pred(None, None, d.values, thunk), dtype=bool)
@@ -333,7 +338,7 @@ def _select_csr(u, pred, thunk, call):
     base, t = canonical(u, call, "u")
     csr = base.csr(transposed=t)
     xp = xp_for(csr.device)
-    if any(pred is f for f in _VALUE_OPS.values()):
+    if _reads_values_only(pred):
         rows = cols = None  # value predicates read only the values
     else:
         rows = csr.row_indices()
