@@ -69,6 +69,9 @@ ORACLE = {
     "lor_land": (lambda a, b: (a != 0) and (b != 0), lambda a, b: a or b),
     "plus_pair": (lambda a, b: 1, lambda a, b: a + b),
     "max_clip": (lambda a, b: min(a * b, 1.0), _fmax),
+    "max_plus": (lambda a, b: a + b, _fmax),
+    "min_times": (lambda a, b: a * b, _fmin),
+    "max_second": (lambda a, b: b, _fmax),
 }
 
 
@@ -306,6 +309,42 @@ def test_parallel_paths(rng, force_parallel, name, dt):
     C, Cp = oracle_mxm(name, types, Ad, Ap, Bd, Bp, M)
     assert_csr(DOT(A, B.transpose(), mm, s, types), C, Cp)
     assert_csr(SAXPY(A, B, mm, s, types), C, Cp)
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("name", ["min_plus", "max_plus", "min_times", "max_second"])
+def test_flag_free_push_of_selecting_monoids(rng, monkeypatch, parallel, name):
+    """min / max push without presence flags: a row is reached iff its accumulator left
+    the identity; products equal to the identity (inf) or NaN fall back to the flagged
+    kernels. Every case equals the oracle, and plain inputs take the flag-free path."""
+    if parallel:
+        monkeypatch.setattr(cpu_mxv, "PUSH_PARALLEL_WORK", 0)
+        monkeypatch.setattr(cpu_mxv, "num_threads", lambda: 3)
+    taken = []
+    real = cpu_mxv._push_select
+
+    def spy(*args):
+        y = real(*args)
+        taken.append(y is not None)
+        return y
+
+    monkeypatch.setattr(cpu_mxv, "_push_select", spy)
+    s = semiring(name)
+    m, n = 40, 30
+    A, Ad, Ap = rand_matrix(rng, m, n, "float64", density=0.3)
+    types = s.types(A.dtype, np.dtype("float64"))
+    AT = A.transpose()
+    for special in (None, np.inf, -np.inf, np.nan):
+        xd = rand_values(rng, n, "float64")
+        xp = rng.random(n) < 0.6
+        if special is not None:
+            xd[xp.nonzero()[0][::4]] = special
+        xi = np.flatnonzero(xp)
+        for allow in (None, rng.random(m) < 0.7):
+            exp = oracle_mxv(name, types, Ad, Ap, xd, xp, allow)
+            assert_vec(PUSH(AT, VecData(n, xi, xd[xi]), allow, s, types, m), *exp)
+            if special is None:
+                assert taken[-1], "plain inputs take the flag-free push"
 
 
 # ------------------------------------------------------------------------------- mxm

@@ -14,6 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import gblas as gb
+from gblas.backends.registry import VecData
+
+#: The value a dense-stored test vector holds where it has no entry: no operation may
+#: read it (dense paths may compute on it, but never show it).
+JUNK = 77
 
 
 def _vec(entries: dict, n: int, dtype, dense: bool) -> gb.Vector:
@@ -21,8 +26,11 @@ def _vec(entries: dict, n: int, dtype, dense: bool) -> gb.Vector:
     vals = np.array([entries[i] for i in sorted(entries)], dtype=dtype)
     v = gb.Vector.from_coo(idx, vals, n, dtype=dtype)
     if dense:
-        v.dense_data()
-        v._replace_data(v.dense_data())
+        d = v.dense_data()
+        values = d.values.copy()
+        if d.present is not None:
+            values[~d.present] = JUNK
+        v._replace_data(VecData(d.size, None, values, d.present))
     return v
 
 
@@ -193,3 +201,59 @@ def test_scatter_in_place_keeps_partial_presence():
     _scatter(out)
     _scatter(out)
     assert out.to_dense(fill=-9).tolist() == [1.0, 11.0, 1.0, -2.0, -9.0, -9.0]
+
+
+def _masked_dense(out: gb.Vector, scale: float = 1.0) -> None:
+    """``out<t < 0> = t`` with a dense T with holes (the SSSP update ``d<b> = t``)."""
+    t = _vec({1: -5.0 * scale, 3: 2.0, 4: -1.0 * scale}, 6, np.float64, dense=True)
+    b = gb.ewise_mult(t, gb.Vector.from_dense(np.zeros(6)), "lt")
+    gb.apply(t, "identity", mask=b.V, out=out)
+
+
+def test_masked_dense_writeback_in_place_when_out_owns_its_arrays():
+    out = _full()
+    _masked_dense(out)
+    vid = id(out._data.values)
+    _masked_dense(out, 2.0)
+    assert id(out._data.values) == vid and out._data.present is None
+    assert out.to_dense().tolist() == [0.0, -10.0, 2.0, 3.0, -2.0, 5.0]
+
+
+def test_masked_dense_writeback_leaves_shared_storage_alone():
+    out = _full()
+    _masked_dense(out)
+    other = gb.Vector(out._data, out.dtype, out.device)
+    view = out._data.values[:2]
+    arr = np.arange(6, dtype=np.float64)
+    built = gb.Vector.from_dense(arr)
+    _masked_dense(out, 2.0)
+    _masked_dense(built, 2.0)
+    assert out.to_dense().tolist() == [0.0, -10.0, 2.0, 3.0, -2.0, 5.0]
+    assert other.to_dense().tolist() == [0.0, -5.0, 2.0, 3.0, -1.0, 5.0]
+    assert view.tolist() == [0.0, -5.0]
+    assert arr.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert built.to_dense().tolist() == [0.0, -10.0, 2.0, 3.0, -2.0, 5.0]
+
+
+def test_masked_dense_writeback_deletes_where_the_mask_allows_and_t_has_none():
+    out = _full()
+    t = _vec({1: 9.0}, 6, np.float64, dense=True)
+    m = gb.Vector.from_coo([1, 2], [True, True], size=6)
+    gb.apply(t, "identity", mask=m.S, out=out)
+    assert out.to_dense(fill=-1).tolist() == [0.0, 9.0, -1.0, 3.0, 4.0, 5.0]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda n: st.tuples(
+    st.just(n), st.dictionaries(st.integers(0, n - 1), st.integers(-3, 3)), st.booleans(),
+    st.sampled_from(["abs", "ainv", "identity", "times", "minus", "lt"]))))
+def test_apply_on_every_storage(case):
+    """apply maps the entries only, whatever the storage (a dense Vector's holes hold
+    junk that the dense path may compute on but never shows)."""
+    n, a, dense, op = case
+    u = _vec(a, n, np.int64, dense)
+    unary = {"abs": abs, "ainv": lambda x: -x, "identity": lambda x: x}
+    binary = {"times": lambda x: x * 3, "minus": lambda x: x - 3, "lt": lambda x: x < 3}
+    got = gb.apply(u, op) if op in unary else gb.apply(u, op, right=3)
+    f = unary.get(op) or binary[op]
+    assert dict(zip(*(t.tolist() for t in got.to_coo()))) == {k: f(x) for k, x in a.items()}

@@ -71,6 +71,13 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
     return _finish(u, ku, keys, vals, R, device, mask, accum, out, replace)
 
 
+#: Built-in binary operators that give a value (no error, no warning) for any operands
+#: of their domain: dense paths may apply them to the values in the holes too.
+_TOTAL_BINARY = frozenset({"first", "second", "any", "pair", "plus", "minus", "rminus",
+                           "times", "min", "max", "lor", "land", "lxor", "eq", "ne", "gt",
+                           "lt", "ge", "le"})
+
+
 def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool, device: str) -> VecData:
     """ewise on two dense-stored vectors: presence arrays instead of key merges (O(n))."""
     n = ud.size
@@ -88,6 +95,11 @@ def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool, device: str) -> VecDat
                 else where(bp, _cast(bv, R), _cast(av, R), device))
         present = ap | bp
         return VecData(n, None, vals, None if bool(present.all()) else present)
+    if not union and code in _TOTAL_BINARY:
+        # a built-in operator defined on any value: one pass over every position (the
+        # values in the holes are never read), no index array, gather or scatter
+        return VecData(n, None, _cast(fmap(op, av, bv, D), R),
+                       None if bool(both.all()) else both)
     if union:
         vals = where(bp, _cast(bv, R), where(ap, _cast(av, R), R.type(0), device), device)
     else:
@@ -179,6 +191,10 @@ def _scalar_dtype(s, dt: np.dtype, call: str, arg: str) -> np.dtype:
     return dtypes.lookup(np.result_type(dt, s), call, arg)
 
 
+#: Built-in unary operators that give a value for any operand of their domain.
+_TOTAL_UNARY = frozenset({"identity", "ainv", "abs", "one", "lnot"})
+
+
 def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, replace=False):
     """Apply an operator to every entry: ``op(u)``, ``op(u, right)`` or ``op(left, u)``.
 
@@ -198,33 +214,40 @@ def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, repl
     mask, accum, out, device = check_common(call, kind, tuple(u.shape), mask=mask, accum=accum,
                                             out=out, replace=replace, u=u)
     xp = xp_for(device)
-    dense = kind is Vector and u.is_dense_storage
-    if dense:
-        # a dense-stored Vector: map its values where present, no index array
-        dd = u.dense_data()
-        at = None if dd.present is None else xp.flatnonzero(dd.present)
-        keys, vals = None, (dd.values if at is None else dd.values[at])
-    else:
-        keys, vals = entries(u, call, "u")
     if left is None and right is None:
         uop = unary_op(op, call, "op")
         uop.check_dtype(u.dtype, call)
         R = uop.output_dtype(u.dtype)
-        new = get_kernel("map_unary", "array", device)(uop, vals, u.dtype)
+        total = uop.code in _TOTAL_UNARY
     else:
         bop = binary_op(op, call, "op")
         s = right if left is None else left
         D = _scalar_dtype(s, u.dtype, call, "right" if left is None else "left")
         bop.check_dtype(D, call)
         R = bop.output_dtype(D)
+        total = bop.code in _TOTAL_BINARY
+    dense = kind is Vector and u.is_dense_storage
+    if dense:
+        # a dense-stored Vector: map its values, no index array; an operator defined on
+        # any value maps every position (holes included): no gather and scatter either
+        dd = u.dense_data()
+        at = None if dd.present is None or total else xp.flatnonzero(dd.present)
+        keys, vals = None, (dd.values if at is None else dd.values[at])
+    else:
+        keys, vals = entries(u, call, "u")
+    if left is None and right is None:
+        new = get_kernel("map_unary", "array", device)(uop, vals, u.dtype)
+    else:
         f = get_kernel("map_binary", "array", device)
         sv = np.asarray(s).astype(D)[()]
         a = _cast(vals, D)
         new = f(bop, a, sv, D) if left is None else f(bop, sv, a, D)
     new = xp.asarray(new)
     if dense:
-        if dd.present is None:
-            T = VecData(dd.size, None, _cast(new, R), None)
+        if at is None:
+            if new is dd.values:  # never share u's array with the result
+                new = new.copy()
+            T = VecData(dd.size, None, _cast(new, R), dd.present)
         else:
             full = xp.zeros(dd.size, R)
             full[at] = new

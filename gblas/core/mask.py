@@ -181,6 +181,11 @@ def where(cond, a, b, device):
     return get_kernel("where", "array", device)(cond, a, b)
 
 
+def assign_where(cond, src, dst, device) -> None:
+    """``dst[cond] = src[cond]`` in place (the device's registered kernel)."""
+    get_kernel("assign_where", "array", device)(cond, src, dst)
+
+
 def compress(cond, a, device):
     """``a[cond]`` for a boolean ``cond`` (the device's registered kernel)."""
     return get_kernel("compress", "array", device)(cond, a)
@@ -209,6 +214,9 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         # only T's (allowed) positions change: a scatter, not a pass over the whole vector
         return _scatter_into(out, T, t_dtype, mask, accum, device)
 
+    if (T.indices is None and mask is not None and accum is None and not replace
+            and out.is_dense_storage):
+        return _assign_dense(out, T, mask, device)
     od = out.dense_data()
     n, D = od.size, out.dtype
     ov = od.values
@@ -266,6 +274,31 @@ def _owns_storage(vec) -> bool:
     Vector, view or cached conversion): then writing into them cannot change another
     object."""
     return all(c <= a for c, a in zip(_storage_refs(vec), _ALONE))
+
+
+def _assign_dense(out, T: VecData, mask, device: str):
+    """``out<mask> = T`` for a dense ``T`` and a dense-stored ``out`` (no accumulator, no
+    replace): allowed positions take T's entry or lose theirs, the others keep out's.
+
+    One pass over the values, in out's own arrays when nothing else references them
+    (no new vector-sized array to allocate and fill)."""
+    mine = out._other is None and _owns_storage(out)  # before any local reference
+    od = out._data
+    allow = mask.allow()
+    hit = allow if T.present is None else allow & T.present
+    newv = od.values if mine else od.values.copy()
+    assign_where(hit, _cast(T.values, out.dtype), newv, device)
+    if T.present is None:
+        # every allowed position gets an entry
+        newp = None if od.present is None else (od.present | allow)
+    elif od.present is None:
+        # allowed positions where T has no entry lose out's
+        drop = allow & ~T.present
+        newp = ~drop if bool(drop.any()) else None
+    else:
+        newp = (od.present & ~allow) | hit
+    out._replace_data(VecData(od.size, None, newv, newp))
+    return out
 
 
 def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):

@@ -85,6 +85,9 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
         if isinstance(u, Vector) and u.is_dense_storage:
             d = u.dense_data()  # values only: no index array for a dense-stored Vector
             vals = d.values if d.present is None else compress(d.present, d.values, u.device)
+        elif isinstance(u, Matrix):
+            # the values in row-major order; no keys (8 bytes per entry) are built
+            vals = u._csr.dense_values()
         else:
             _, vals = entries(u, call, "u")
         n = int(vals.shape[0])

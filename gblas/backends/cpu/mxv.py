@@ -27,7 +27,12 @@ Push (``y = A x`` with sparse ``x``, given ``AT`` = CSR of ``A``'s transpose)
     result returned.  Large work runs in parallel with the *rows of y* split between the
     threads: every thread walks the whole frontier but only the part of each ``AT`` row that
     falls in its range (found by binary search), so no two threads write the same entry and
-    no atomics are needed; the result is dense.  Both paths add the products of one
+    no atomics are needed; the result is dense.  For a ``min`` or ``max`` monoid both paths
+    drop the presence flags: the accumulators start at the identity and a row was reached
+    iff its value moved (one random access per product instead of two; exact, with a
+    fallback to the flagged kernels when a product equals the identity or is NaN).  One
+    thread with large work runs the parallel kernel as one block (no sort of the touched
+    rows).  Both paths add the products of one
     output entry in increasing ``k``, the order the pull kernel uses, so pull and push give
     bitwise-equal results.
 
@@ -434,6 +439,97 @@ def _build_push(semiring: Any, types: tuple):
 
 _PUSH = KernelCache(_build_push)
 
+#: Monoids whose sum is one of its terms (``min``, ``max``): the push may start every
+#: accumulator at the identity and tell the touched rows by ``y != identity`` afterwards.
+_SELECTING = ("min", "max")
+
+
+def _selecting_identity(semiring: Any, R: np.dtype):
+    """The monoid's identity at ``R`` when the flag-free push applies, else None."""
+    add = semiring.add
+    if add.any_value or getattr(add.op, "code", None) not in _SELECTING or R.kind not in "iuf":
+        return None
+    ident = add.identity_for(R)
+    return None if ident is None else R.type(ident)
+
+
+def _build_push_select(semiring: Any, types: tuple):
+    """Push kernels without presence flags for a selecting monoid (``min``, ``max``).
+
+    Every accumulator starts at the identity ``e`` and takes ``add(y[i], t)``: one random
+    access per product instead of two (the flags), ~25% less time on Kronecker scale 20
+    frontiers.  ``add(e, t) == t`` and the sum of selected products is one of them, so a
+    row was reached iff ``y[i] != e`` -- unless a product equals ``e`` or is NaN: the
+    kernels then report it and the caller runs the flagged kernels instead (exact).
+    """
+    mul, add, to_r, _, _, _ = semiring_parts(semiring, types)
+    R = np.dtype(types[2])
+    ident = _selecting_identity(semiring, R)
+
+    @njit(**JIT_OPTS)
+    def sel_seq(indptr, indices, avals, iso, xi, xv, allow, has_allow, out, touched):
+        """Sequential scatter; returns the number of rows touched (listed in touched),
+        or -1 when a product equals the identity or is NaN."""
+        cnt = 0
+        special = False
+        a0 = avals[0]
+        for q in range(xi.size):
+            kk = xi[q]
+            xk = xv[q]
+            for p in range(indptr[kk], indptr[kk + _U1]):
+                i = indices[p]
+                if has_allow and not allow[i]:
+                    continue
+                t = to_r(mul(a0 if iso else avals[p], xk))
+                special |= (t == ident) | (t != t)
+                o = out[i]
+                if o == ident:  # a branch: a branch-free count would chain the loads
+                    touched[cnt] = i
+                    cnt += 1
+                out[i] = add(o, t)
+        return -1 if special else cnt
+
+    @njit(**JIT_OPTS)
+    def sel_parts(lo_part, hi_part, indptr, indices, avals, iso, xi, xv, allow, has_allow,
+                  nrows, nparts, out, special):
+        """Scatter into the rows of parts ``[lo_part, hi_part)`` of y; ``special[part]``
+        tells whether a product there equals the identity or is NaN."""
+        for part in range(lo_part, hi_part):
+            lo = nrows * part // nparts
+            hi = nrows * (part + 1) // nparts
+            a0 = avals[0]
+            sp = False
+            for q in range(xi.size):
+                kk = xi[q]
+                s = indptr[kk]
+                e = indptr[kk + _U1]
+                if s == e or np.int64(indices[s]) >= hi or np.int64(indices[e - _U1]) < lo:
+                    continue
+                left = s
+                right = e
+                while left < right:
+                    mid = left + ((right - left) >> _U1)
+                    if np.int64(indices[mid]) < lo:
+                        left = mid + _U1
+                    else:
+                        right = mid
+                xk = xv[q]
+                for p in range(left, e):
+                    i = indices[p]
+                    if np.int64(i) >= hi:
+                        break
+                    if has_allow and not allow[i]:
+                        continue
+                    t = to_r(mul(a0 if iso else avals[p], xk))
+                    sp |= (t == ident) | (t != t)
+                    out[i] = add(out[i], t)
+            special[part] = sp
+
+    return sel_seq, sel_parts
+
+
+_PUSH_SELECT = KernelCache(_build_push_select)
+
 
 def _sparse_x(x: VecData) -> tuple[np.ndarray, np.ndarray]:
     """``(indices, values)`` of ``x``'s entries (sorted indices)."""
@@ -484,13 +580,19 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
     if work == 0 or nrows == 0:
         return VecData(nrows, np.zeros(0, np.int64), np.zeros(0, R), None)
     avals, iso = _avals(AT)
-    seq, par = _PUSH.get(semiring, types)
     has_allow = allow is not None
     allow = _as_bool(allow)
+    ident = _selecting_identity(semiring, R)
+    if ident is not None:
+        y = _push_select(AT, xi, xv, avals, iso, allow, has_allow, semiring, types, nrows,
+                         work, ident)
+        if y is not None:
+            return y
+    seq, par = _PUSH.get(semiring, types)
     out = np.zeros(nrows, dtype=R)
     flag = np.zeros(nrows, dtype=np.bool_)
     nthreads = num_threads()
-    if work < PUSH_PARALLEL_WORK or nthreads == 1:
+    if work < PUSH_PARALLEL_WORK:
         touched = np.empty(min(work, nrows), dtype=np.int64)
         cnt = seq(indptr, uindex(AT.indices), avals, iso, xi, xv, allow, has_allow, out, flag,
                   touched)
@@ -502,6 +604,35 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
     if int(np.count_nonzero(flag)) * SPARSE_RESULT_SHARE <= nrows:
         # few rows reached: a sparse result keeps the write-back and the next operations
         # in O(entries) instead of O(nrows)
+        idx = np.flatnonzero(flag)
+        return VecData(nrows, idx, out[idx], None)
+    return VecData(nrows, None, out, flag)
+
+
+def _push_select(AT, xi, xv, avals, iso, allow, has_allow, semiring, types, nrows: int,
+                 work: int, ident) -> VecData | None:
+    """The flag-free push of a selecting monoid; None when a product equals the identity
+    or is NaN (the caller then runs the flagged kernels)."""
+    R = np.dtype(types[2])
+    seq, par = _PUSH_SELECT.get(semiring, types)
+    indptr, indices = uindex(AT.indptr), uindex(AT.indices)
+    out = np.full(nrows, ident, dtype=R)
+    nthreads = num_threads()
+    if work < PUSH_PARALLEL_WORK:
+        # a slot per product: a product equal to the identity may count its row twice
+        touched = np.empty(work, dtype=np.int64)
+        cnt = seq(indptr, indices, avals, iso, xi, xv, allow, has_allow, out, touched)
+        if cnt < 0:
+            return None
+        idx = np.sort(touched[:cnt])
+        return VecData(nrows, idx, out[idx], None)
+    special = np.zeros(nthreads, dtype=np.bool_)
+    run_blocks(par, np.arange(nthreads + 1, dtype=np.int64), indptr, indices, avals, iso, xi,
+               xv, allow, has_allow, nrows, nthreads, out, special)
+    if special.any():
+        return None
+    flag = out != ident
+    if int(np.count_nonzero(flag)) * SPARSE_RESULT_SHARE <= nrows:
         idx = np.flatnonzero(flag)
         return VecData(nrows, idx, out[idx], None)
     return VecData(nrows, None, out, flag)

@@ -185,6 +185,12 @@ def where(cond, a, b):
     return cp.where(cond, a, b)
 
 
+@register("assign_where", "array", "gpu", "")
+def assign_where(cond, src, dst):
+    """``dst[cond] = src[cond]`` in place."""
+    cp.copyto(dst, src.astype(dst.dtype, copy=False), where=cond)
+
+
 @register("compress", "array", "gpu", "")
 def compress(cond, a):
     """``a[cond]`` for a boolean ``cond`` of ``a``'s length."""
