@@ -11,6 +11,8 @@ cases are grouped so that each (semiring, dtype) kernel is compiled once per run
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -311,15 +313,15 @@ def test_parallel_paths(rng, force_parallel, name, dt):
     assert_csr(SAXPY(A, B, mm, s, types), C, Cp)
 
 
-@pytest.mark.parametrize("parallel", [False, True])
+@pytest.mark.parametrize("threads", [1, 3])
 @pytest.mark.parametrize("name", ["min_plus", "max_plus", "min_times", "max_second"])
-def test_flag_free_push_of_selecting_monoids(rng, monkeypatch, parallel, name):
-    """min / max push without presence flags: a row is reached iff its accumulator left
-    the identity; products equal to the identity (inf) or NaN fall back to the flagged
-    kernels. Every case equals the oracle, and plain inputs take the flag-free path."""
-    if parallel:
-        monkeypatch.setattr(cpu_mxv, "PUSH_PARALLEL_WORK", 0)
-        monkeypatch.setattr(cpu_mxv, "num_threads", lambda: 3)
+def test_flag_free_push_of_selecting_monoids(rng, monkeypatch, threads, name):
+    """min / max push without presence flags (the large-work path, one block or several):
+    a row is reached iff its accumulator left the identity; products equal to the
+    identity (inf) or NaN fall back to the flagged kernels. Every case equals the oracle
+    (sparse and dense results), and plain inputs take the flag-free path."""
+    monkeypatch.setattr(cpu_mxv, "PUSH_PARALLEL_WORK", 0)
+    monkeypatch.setattr(cpu_mxv, "num_threads", lambda: threads)
     taken = []
     real = cpu_mxv._push_select
 
@@ -330,21 +332,26 @@ def test_flag_free_push_of_selecting_monoids(rng, monkeypatch, parallel, name):
 
     monkeypatch.setattr(cpu_mxv, "_push_select", spy)
     s = semiring(name)
-    m, n = 40, 30
-    A, Ad, Ap = rand_matrix(rng, m, n, "float64", density=0.3)
+    m, n = 120, 30
+    A, Ad, Ap = rand_matrix(rng, m, n, "float64", density=0.1)
     types = s.types(A.dtype, np.dtype("float64"))
     AT = A.transpose()
-    for special in (None, np.inf, -np.inf, np.nan):
+    kinds = set()
+    for special, share in itertools.product((None, np.inf, -np.inf, np.nan), (0.6, 0.0)):
         xd = rand_values(rng, n, "float64")
-        xp = rng.random(n) < 0.6
+        xp = rng.random(n) < share  # 0.0: one entry, at most m/4 rows reached (sparse)
+        xp[0] = True
         if special is not None:
             xd[xp.nonzero()[0][::4]] = special
         xi = np.flatnonzero(xp)
         for allow in (None, rng.random(m) < 0.7):
             exp = oracle_mxv(name, types, Ad, Ap, xd, xp, allow)
-            assert_vec(PUSH(AT, VecData(n, xi, xd[xi]), allow, s, types, m), *exp)
+            y = PUSH(AT, VecData(n, xi, xd[xi]), allow, s, types, m)
+            assert_vec(y, *exp)
             if special is None:
                 assert taken[-1], "plain inputs take the flag-free push"
+                kinds.add(y.indices is None)
+    assert kinds == {True, False}, "both a dense and a sparse result were checked"
 
 
 # ------------------------------------------------------------------------------- mxm

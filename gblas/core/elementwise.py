@@ -236,7 +236,11 @@ def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, repl
     else:
         keys, vals = entries(u, call, "u")
     if left is None and right is None:
-        new = get_kernel("map_unary", "array", device)(uop, vals, u.dtype)
+        if dense and uop.code == "identity" and vals.dtype == R:
+            # no copy: Vectors may share arrays (in-place writes check ownership first)
+            new = vals
+        else:
+            new = get_kernel("map_unary", "array", device)(uop, vals, u.dtype)
     else:
         f = get_kernel("map_binary", "array", device)
         sv = np.asarray(s).astype(D)[()]
@@ -245,8 +249,6 @@ def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, repl
     new = xp.asarray(new)
     if dense:
         if at is None:
-            if new is dd.values:  # never share u's array with the result
-                new = new.copy()
             T = VecData(dd.size, None, _cast(new, R), dd.present)
         else:
             full = xp.zeros(dd.size, R)

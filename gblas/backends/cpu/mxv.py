@@ -27,10 +27,10 @@ Push (``y = A x`` with sparse ``x``, given ``AT`` = CSR of ``A``'s transpose)
     result returned.  Large work runs in parallel with the *rows of y* split between the
     threads: every thread walks the whole frontier but only the part of each ``AT`` row that
     falls in its range (found by binary search), so no two threads write the same entry and
-    no atomics are needed; the result is dense.  For a ``min`` or ``max`` monoid both paths
-    drop the presence flags: the accumulators start at the identity and a row was reached
-    iff its value moved (one random access per product instead of two; exact, with a
-    fallback to the flagged kernels when a product equals the identity or is NaN).  One
+    no atomics are needed; the result is dense.  For a ``min`` or ``max`` monoid the parallel
+    path drops the presence flags: the accumulators start at the identity and a row was
+    reached iff its value moved (one random access per product instead of two; exact, with
+    a fallback to the flagged kernels when a product equals the identity or is NaN).  One
     thread with large work runs the parallel kernel as one block (no sort of the touched
     rows).  Both paths add the products of one
     output entry in increasing ``k``, the order the pull kernel uses, so pull and push give
@@ -57,6 +57,8 @@ from numba import njit, prange
 
 from ..registry import VecData, register
 from ..rowcount import row_counts
+from .prefetch import DISTANCE as PREFETCH_DISTANCE
+from .prefetch import prefetcher
 
 __all__ = ["KernelCache", "pull", "push", "row_bounds", "run_blocks", "semiring_parts",
            "uindex"]
@@ -76,6 +78,9 @@ SPARSE_RESULT_SHARE = 4
 PULL_PARALLEL_COST = 1 << 16
 
 _U1 = np.uint64(1)
+
+#: Scatter kernels prefetch ``y[indices[p + _AHEAD]]`` (module :mod:`.prefetch`).
+_AHEAD = np.uint64(PREFETCH_DISTANCE)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -368,6 +373,7 @@ def pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
 
 def _build_push(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
+    prefetch = prefetcher()
 
     @njit(**JIT_OPTS)
     def push_seq(indptr, indices, avals, iso, xi, xv, allow, has_allow, out, flag, touched):
@@ -377,7 +383,10 @@ def _build_push(semiring: Any, types: tuple):
         for q in range(xi.size):
             kk = xi[q]
             xk = xv[q]
-            for p in range(indptr[kk], indptr[kk + _U1]):
+            e = indptr[kk + _U1]
+            for p in range(indptr[kk], e):
+                if p + _AHEAD < e:
+                    prefetch(out, indices[p + _AHEAD])
                 i = indices[p]
                 if has_allow and not allow[i]:
                     continue
@@ -419,6 +428,8 @@ def _build_push(semiring: Any, types: tuple):
                         right = mid
                 xk = xv[q]
                 for p in range(left, e):
+                    if p + _AHEAD < e:
+                        prefetch(out, indices[p + _AHEAD])
                     i = indices[p]
                     if np.int64(i) >= hi:
                         break
@@ -454,49 +465,31 @@ def _selecting_identity(semiring: Any, R: np.dtype):
 
 
 def _build_push_select(semiring: Any, types: tuple):
-    """Push kernels without presence flags for a selecting monoid (``min``, ``max``).
+    """The parallel push without presence flags for a selecting monoid (``min``, ``max``).
 
     Every accumulator starts at the identity ``e`` and takes ``add(y[i], t)``: one random
     access per product instead of two (the flags), ~25% less time on Kronecker scale 20
     frontiers.  ``add(e, t) == t`` and the sum of selected products is one of them, so a
     row was reached iff ``y[i] != e`` -- unless a product equals ``e`` or is NaN: the
-    kernels then report it and the caller runs the flagged kernels instead (exact).
+    kernel then reports it and the caller runs the flagged kernels instead (exact).  Each
+    part fills its rows with ``e`` first and afterwards sets their flags and counts them,
+    so every pass over ``y`` runs in parallel.
     """
     mul, add, to_r, _, _, _ = semiring_parts(semiring, types)
     R = np.dtype(types[2])
     ident = _selecting_identity(semiring, R)
-
-    @njit(**JIT_OPTS)
-    def sel_seq(indptr, indices, avals, iso, xi, xv, allow, has_allow, out, touched):
-        """Sequential scatter; returns the number of rows touched (listed in touched),
-        or -1 when a product equals the identity or is NaN."""
-        cnt = 0
-        special = False
-        a0 = avals[0]
-        for q in range(xi.size):
-            kk = xi[q]
-            xk = xv[q]
-            for p in range(indptr[kk], indptr[kk + _U1]):
-                i = indices[p]
-                if has_allow and not allow[i]:
-                    continue
-                t = to_r(mul(a0 if iso else avals[p], xk))
-                special |= (t == ident) | (t != t)
-                o = out[i]
-                if o == ident:  # a branch: a branch-free count would chain the loads
-                    touched[cnt] = i
-                    cnt += 1
-                out[i] = add(o, t)
-        return -1 if special else cnt
+    prefetch = prefetcher()
 
     @njit(**JIT_OPTS)
     def sel_parts(lo_part, hi_part, indptr, indices, avals, iso, xi, xv, allow, has_allow,
-                  nrows, nparts, out, special):
-        """Scatter into the rows of parts ``[lo_part, hi_part)`` of y; ``special[part]``
-        tells whether a product there equals the identity or is NaN."""
+                  nrows, nparts, out, flag, counts):
+        """Scatter into the rows of parts ``[lo_part, hi_part)`` of y; ``counts[part]``:
+        the rows reached there, or -1 when a product equals the identity or is NaN."""
         for part in range(lo_part, hi_part):
             lo = nrows * part // nparts
             hi = nrows * (part + 1) // nparts
+            for i in range(lo, hi):
+                out[i] = ident
             a0 = avals[0]
             sp = False
             for q in range(xi.size):
@@ -515,6 +508,8 @@ def _build_push_select(semiring: Any, types: tuple):
                         right = mid
                 xk = xv[q]
                 for p in range(left, e):
+                    if p + _AHEAD < e:
+                        prefetch(out, indices[p + _AHEAD])
                     i = indices[p]
                     if np.int64(i) >= hi:
                         break
@@ -523,9 +518,33 @@ def _build_push_select(semiring: Any, types: tuple):
                     t = to_r(mul(a0 if iso else avals[p], xk))
                     sp |= (t == ident) | (t != t)
                     out[i] = add(out[i], t)
-            special[part] = sp
+            cnt = 0
+            for i in range(lo, hi):
+                f = out[i] != ident
+                flag[i] = f
+                cnt += f
+            counts[part] = -1 if sp else cnt
 
-    return sel_seq, sel_parts
+    return sel_parts
+
+
+@njit(**JIT_OPTS)
+def _compact_parts(lo_part, hi_part, nrows, nparts, flag, out, offsets, counts, idx, vals):
+    """The ``counts[part]`` flagged rows of parts ``[lo_part, hi_part)`` and their values,
+    written from ``offsets[part]`` on: every row is written and the position advances by
+    its flag (no branch on the flag), up to the part's last flagged row (the next slot
+    belongs to the next part)."""
+    for part in range(lo_part, hi_part):
+        lo = nrows * part // nparts
+        hi = nrows * (part + 1) // nparts
+        k = offsets[part]
+        end = k + counts[part]
+        for i in range(lo, hi):
+            if k == end:
+                break
+            idx[k] = i
+            vals[k] = out[i]
+            k += flag[i]
 
 
 _PUSH_SELECT = KernelCache(_build_push_select)
@@ -583,9 +602,9 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
     has_allow = allow is not None
     allow = _as_bool(allow)
     ident = _selecting_identity(semiring, R)
-    if ident is not None:
+    if ident is not None and work >= PUSH_PARALLEL_WORK:
         y = _push_select(AT, xi, xv, avals, iso, allow, has_allow, semiring, types, nrows,
-                         work, ident)
+                         ident)
         if y is not None:
             return y
     seq, par = _PUSH.get(semiring, types)
@@ -610,32 +629,30 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
 
 
 def _push_select(AT, xi, xv, avals, iso, allow, has_allow, semiring, types, nrows: int,
-                 work: int, ident) -> VecData | None:
-    """The flag-free push of a selecting monoid; None when a product equals the identity
-    or is NaN (the caller then runs the flagged kernels)."""
+                 ident) -> VecData | None:
+    """The parallel flag-free push of a selecting monoid; None when a product equals the
+    identity or is NaN (the caller then runs the flagged kernels)."""
     R = np.dtype(types[2])
-    seq, par = _PUSH_SELECT.get(semiring, types)
-    indptr, indices = uindex(AT.indptr), uindex(AT.indices)
-    out = np.full(nrows, ident, dtype=R)
+    par = _PUSH_SELECT.get(semiring, types)
     nthreads = num_threads()
-    if work < PUSH_PARALLEL_WORK:
-        # a slot per product: a product equal to the identity may count its row twice
-        touched = np.empty(work, dtype=np.int64)
-        cnt = seq(indptr, indices, avals, iso, xi, xv, allow, has_allow, out, touched)
-        if cnt < 0:
-            return None
-        idx = np.sort(touched[:cnt])
-        return VecData(nrows, idx, out[idx], None)
-    special = np.zeros(nthreads, dtype=np.bool_)
-    run_blocks(par, np.arange(nthreads + 1, dtype=np.int64), indptr, indices, avals, iso, xi,
-               xv, allow, has_allow, nrows, nthreads, out, special)
-    if special.any():
+    parts = np.arange(nthreads + 1, dtype=np.int64)
+    out = np.empty(nrows, dtype=R)
+    flag = np.empty(nrows, dtype=np.bool_)
+    counts = np.zeros(nthreads, dtype=np.int64)
+    run_blocks(par, parts, uindex(AT.indptr), uindex(AT.indices), avals, iso, xi, xv, allow,
+               has_allow, nrows, nthreads, out, flag, counts)
+    if (counts < 0).any():
         return None
-    flag = out != ident
-    if int(np.count_nonzero(flag)) * SPARSE_RESULT_SHARE <= nrows:
-        idx = np.flatnonzero(flag)
-        return VecData(nrows, idx, out[idx], None)
-    return VecData(nrows, None, out, flag)
+    total = int(counts.sum())
+    if total * SPARSE_RESULT_SHARE > nrows:
+        return VecData(nrows, None, out, flag)
+    # few rows reached: a sparse result, compacted per part (in order)
+    offsets = np.zeros(nthreads, dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    idx = np.empty(total, dtype=np.int64)
+    vals = np.empty(total, dtype=R)
+    run_blocks(_compact_parts, parts, nrows, nthreads, flag, out, offsets, counts, idx, vals)
+    return VecData(nrows, idx, vals, None)
 
 
 @register("mxv", "csr", "cpu", "rowcount")
