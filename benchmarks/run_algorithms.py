@@ -163,6 +163,8 @@ def _rows(A, Aw, S, Sw, G, source: int) -> list[Row]:
     import networkx as nx
     from scipy.sparse import csgraph
 
+    import gblas as gb
+    from gblas import csgraph as gb_csgraph
     from gblas.algorithms.bfs import bfs
     from gblas.algorithms.components import connected_components
     from gblas.algorithms.pagerank import pagerank
@@ -214,6 +216,11 @@ def _rows(A, Aw, S, Sw, G, source: int) -> list[Row]:
         *_grb_pagerank_rows(A, S, pagerank, check_pr),
         Row("sssp", "scipy dijkstra (1 source)", lambda: sssp(Aw, source),
             lambda: csgraph.dijkstra(Sw, indices=source), check_sssp),
+        # the drop-in: the same SciPy input to both, gblas converts it on every call
+        Row("gblas.csgraph.dijkstra (1 source, SciPy input)", "scipy dijkstra (1 source)",
+            lambda: gb_csgraph.dijkstra(Sw, indices=source),
+            lambda: csgraph.dijkstra(Sw, indices=source),
+            lambda o, t: check_sssp(gb.Vector.from_dense(o), t)),
         Row("connected_components", "scipy connected_components",
             lambda: connected_components(A),
             lambda: csgraph.connected_components(S, directed=False), check_cc),

@@ -17,8 +17,10 @@ predecessors (``-9999`` for none), int32 labels and orders, shapes following
 ``indices`` (a scalar gives 1-D rows).
 
 Shortest paths are one batched Bellman-Ford over (min, +) for all the sources at once
-(:mod:`gblas.algorithms.sssp`), components FastSV or the coloring SCC algorithm
-(:mod:`gblas.algorithms.components`), and the BFS a sequence of masked products.
+(:mod:`gblas.algorithms.sssp`), or delta-stepping for a single source on non-negative
+weights (what ``dijkstra(G, indices=i)`` usually asks), components FastSV or the
+coloring SCC algorithm (:mod:`gblas.algorithms.components`), and the BFS a sequence of
+masked products.
 
 Differences from SciPy (where its behaviour cannot or should not be matched):
 
@@ -56,12 +58,15 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import NegativeCycleError as _SciPyNegativeCycleError
 
+from ._device import to_numpy
+from .algorithms._progress import Progress
 from .algorithms.components import _check_no_nan
 from .algorithms.components import connected_components as _components
 from .algorithms.sssp import (
     NegativeCycle,
     _bfs_forest,
     _has_negative_cycle,
+    _nonnegative_sssp,
     _relax,
     _sssp_batch,
     _tight_edges,
@@ -173,20 +178,34 @@ def _vertex(i, n: int, call: str, arg: str) -> int:
 
 
 def _negative_weights(A) -> bool:
-    from . import select
+    """Whether a weight is negative: the minimum of the values (one pass over them)."""
+    from . import reduce
 
-    return A.nvals > 0 and select(A, "valuelt", 0).nvals > 0
+    if A.nvals == 0 or np.dtype(A.dtype).kind in "bu":
+        return False
+    return bool(reduce(A, "min") < 0)
 
 
 # ---------------------------------------------------------------------- shortest paths
 
 
-def _distances(A, sources: np.ndarray, call: str, limit: float | None = None):
-    """Dense ``len(sources) x N`` float64 distances (batched Bellman-Ford), and the batches."""
+def _distances(A, sources: np.ndarray, call: str, limit: float | None = None,
+               nonnegative: bool = False):
+    """Dense ``len(sources) x N`` float64 distances (batched Bellman-Ford; delta-stepping
+    for one source on non-negative weights), and the batches."""
     n = A.shape[0]
     k = sources.size
     dist = np.full((k, n), np.inf)
     rows = []
+    if k == 1 and nonnegative:
+        with Progress(call, enabled=False) as report:
+            d, _ = _nonnegative_sssp(A, int(sources[0]), report)
+        cols, vals = (to_numpy(a) for a in d.to_coo())
+        if limit is not None:
+            keep = vals <= limit
+            cols, vals = cols[keep], vals[keep]
+        dist[0, cols] = vals
+        return dist, [(cols, vals)]
     step = max(1, _BATCH_ENTRIES // max(n, 1))
     try:
         for lo in range(0, k, step):
@@ -231,7 +250,8 @@ def _paths(A, call: str, *, indices, return_predecessors, unweighted, limit=None
     negative = (not unweighted) and _negative_weights(A)
     if global_check and negative and _has_negative_cycle(A):
         raise NegativeCycleError(f"{call}: negative cycle detected in the graph.")
-    dist, rows = _distances(A, src, call, None if negative else limit)
+    dist, rows = _distances(A, src, call, None if negative else limit,
+                            nonnegative=not negative)
     if limit is not None and negative:
         dist[dist > limit] = np.inf
     if not return_predecessors:

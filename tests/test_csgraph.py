@@ -139,6 +139,10 @@ def test_dijkstra_limit_and_min_only(rng):
     for limit in (0.0, 2.5, 4, np.inf):
         np.testing.assert_allclose(gc.dijkstra(S, indices=idx, limit=limit),
                                    ref.dijkstra(S, indices=idx, limit=limit))
+        # one source: delta-stepping, the distances above the limit dropped afterwards
+        d1, p1 = gc.dijkstra(S, indices=7, limit=limit, return_predecessors=True)
+        np.testing.assert_allclose(d1, ref.dijkstra(S, indices=7, limit=limit))
+        assert np.array_equal(p1 >= 0, np.isfinite(d1) & (np.arange(30) != 7))
         d, p, s = gc.dijkstra(S, indices=idx, limit=limit, min_only=True,
                               return_predecessors=True)
         dr, _, sr = ref.dijkstra(S, indices=idx, limit=limit, min_only=True,

@@ -216,6 +216,21 @@ def _buckets(A, d, source: int, *, report) -> int:
         f = select(r, "valuelt", hi)
 
 
+def _nonnegative_sssp(A, source: int, report):
+    """``(distances, steps)`` from ``source`` by delta-stepping (weights ``>= 0``); the
+    vertices not reached have no entry."""
+    from .. import Vector, select
+
+    init = np.full(A.shape[0], np.inf)
+    init[source] = 0.0
+    # d = inf, d(s) = 0
+    d = Vector.from_dense(init).to(A.device)
+    del init  # d's array is then d's alone: the write-backs update it in place
+    steps = _buckets(A, d, source, report=report)
+    # d = d<d < inf>: the vertices not reached have no entry
+    return select(d, "valuelt", np.inf), steps
+
+
 def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     """Shortest-path distances from ``source`` (delta-stepping; Bellman-Ford when a
     weight is negative).
@@ -290,14 +305,8 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
             d = select(d, "valuelt", np.inf)
             report.close(f"{steps} steps, {d.nvals:,} reached")
     else:
-        init = np.full(n, np.inf)
-        init[source] = 0.0
-        # d = inf, d(s) = 0
-        d = Vector.from_dense(init).to(A.device)
         with Progress(call, enabled=progress) as report:
-            steps = _buckets(A, d, source, report=report)
-            # d = d<d < inf>: the vertices not reached have no entry
-            d = select(d, "valuelt", np.inf)
+            d, steps = _nonnegative_sssp(A, source, report)
             report.close(f"{steps} steps, {d.nvals:,} reached")
     if not parents:
         return d
