@@ -72,10 +72,11 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
 
 
 #: Built-in binary operators that give a value (no error, no warning) for any operands
-#: of their domain: dense paths may apply them to the values in the holes too.
+#: of their domain: dense paths may apply them to the values in the holes too (``div``
+#: by zero gives inf, NaN or 0 silently, as everywhere in gblas).
 _TOTAL_BINARY = frozenset({"first", "second", "any", "pair", "plus", "minus", "rminus",
-                           "times", "min", "max", "lor", "land", "lxor", "eq", "ne", "gt",
-                           "lt", "ge", "le"})
+                           "times", "div", "min", "max", "lor", "land", "lxor", "eq", "ne",
+                           "gt", "lt", "ge", "le"})
 
 
 def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool, device: str) -> VecData:

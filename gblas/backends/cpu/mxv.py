@@ -371,6 +371,26 @@ def pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
 # -------------------------------------------------------------------------------- push
 
 
+@njit(**JIT_OPTS)
+def _span_from(indptr, indices, kk, lo, hi):
+    """``(left, e)``: the entries of row ``kk`` of AT from its first index ``>= lo`` to
+    the row's end (an empty span when no index falls in ``[lo, hi)``'s reach); the
+    scatter stops at the first index ``>= hi`` itself."""
+    s = indptr[kk]
+    e = indptr[kk + _U1]
+    if s == e or np.int64(indices[s]) >= hi or np.int64(indices[e - _U1]) < lo:
+        return e, e
+    left = s
+    right = e
+    while left < right:  # binary search for the first index >= lo
+        mid = left + ((right - left) >> _U1)
+        if np.int64(indices[mid]) < lo:
+            left = mid + _U1
+        else:
+            right = mid
+    return left, e
+
+
 def _build_push(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     prefetch = prefetcher()
@@ -403,47 +423,7 @@ def _build_push(semiring: Any, types: tuple):
                     cnt += 1
         return cnt
 
-    @njit(**JIT_OPTS)
-    def push_parts(lo_part, hi_part, indptr, indices, avals, iso, xi, xv, allow, has_allow,
-                   nrows, nparts, out, flag):
-        """Scatter into the rows of parts ``[lo_part, hi_part)`` of y (``nparts`` ranges)."""
-        for part in range(lo_part, hi_part):
-            lo = nrows * part // nparts
-            hi = nrows * (part + 1) // nparts
-            a0 = avals[0]
-            for q in range(xi.size):
-                kk = xi[q]
-                s = indptr[kk]
-                e = indptr[kk + _U1]
-                if s == e or np.int64(indices[s]) >= hi or np.int64(indices[e - _U1]) < lo:
-                    continue
-                # first entry of the AT row with index >= lo
-                left = s
-                right = e
-                while left < right:
-                    mid = left + ((right - left) >> _U1)
-                    if np.int64(indices[mid]) < lo:
-                        left = mid + _U1
-                    else:
-                        right = mid
-                xk = xv[q]
-                for p in range(left, e):
-                    if p + _AHEAD < e:
-                        prefetch(out, indices[p + _AHEAD])
-                    i = indices[p]
-                    if np.int64(i) >= hi:
-                        break
-                    if has_allow and not allow[i]:
-                        continue
-                    seen = flag[i]
-                    if seen and (is_any or (has_term and out[i] == term)):
-                        continue
-                    t = to_r(mul(a0 if iso else avals[p], xk))
-                    if seen:
-                        out[i] = add(out[i], t)
-                    else:
-                        out[i] = t
-                        flag[i] = True
+    push_parts = _parts_kernel(semiring, types, selecting=False)
 
     return push_seq, push_parts
 
@@ -464,48 +444,43 @@ def _selecting_identity(semiring: Any, R: np.dtype):
     return None if ident is None else R.type(ident)
 
 
-def _build_push_select(semiring: Any, types: tuple):
-    """The parallel push without presence flags for a selecting monoid (``min``, ``max``).
+def _parts_kernel(semiring: Any, types: tuple, selecting: bool):
+    """The parallel push over row parts of y, with presence flags or, for a selecting
+    monoid (``min``, ``max``; ``selecting=True``), without them.
 
-    Every accumulator starts at the identity ``e`` and takes ``add(y[i], t)``: one random
-    access per product instead of two (the flags), ~25% less time on Kronecker scale 20
-    frontiers.  ``add(e, t) == t`` and the sum of selected products is one of them, so a
-    row was reached iff ``y[i] != e`` -- unless a product equals ``e`` or is NaN: the
-    kernel then reports it and the caller runs the flagged kernels instead (exact).  Each
-    part fills its rows with ``e`` first and afterwards sets their flags and counts them,
-    so every pass over ``y`` runs in parallel.
+    Both variants walk the whole frontier per part and scatter the part of each AT row
+    that falls in the part's rows (no two threads write one entry, no atomics), with the
+    accumulator of the product :data:`_AHEAD` entries ahead prefetched.
+
+    Without flags, every accumulator starts at the identity ``e`` and takes
+    ``add(y[i], t)``: one random access per product instead of two (the flags), ~25% less
+    time on Kronecker scale 20 frontiers.  ``add(e, t) == t`` and the sum of selected
+    products is one of them, so a row was reached iff ``y[i] != e`` -- unless a product
+    equals ``e`` or is NaN: ``counts[part]`` is then -1 and the caller runs the flagged
+    kernel instead (exact).  Each part fills its rows with ``e`` first and afterwards sets
+    their flags and counts them, so every pass over ``y`` runs in parallel.  ``selecting``
+    is a constant of the closure: Numba compiles only the branch it names.
     """
-    mul, add, to_r, _, _, _ = semiring_parts(semiring, types)
+    mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     R = np.dtype(types[2])
-    ident = _selecting_identity(semiring, R)
+    ident = _selecting_identity(semiring, R) if selecting else R.type(0)
     prefetch = prefetcher()
 
     @njit(**JIT_OPTS)
-    def sel_parts(lo_part, hi_part, indptr, indices, avals, iso, xi, xv, allow, has_allow,
-                  nrows, nparts, out, flag, counts):
-        """Scatter into the rows of parts ``[lo_part, hi_part)`` of y; ``counts[part]``:
-        the rows reached there, or -1 when a product equals the identity or is NaN."""
+    def parts(lo_part, hi_part, indptr, indices, avals, iso, xi, xv, allow, has_allow,
+              nrows, nparts, out, flag, counts):
+        """Scatter into the rows of parts ``[lo_part, hi_part)`` of y (``nparts``
+        ranges); without flags, ``counts[part]``: the rows reached, or -1 (see above)."""
         for part in range(lo_part, hi_part):
             lo = nrows * part // nparts
             hi = nrows * (part + 1) // nparts
-            for i in range(lo, hi):
-                out[i] = ident
+            if selecting:
+                for i in range(lo, hi):
+                    out[i] = ident
             a0 = avals[0]
             sp = False
             for q in range(xi.size):
-                kk = xi[q]
-                s = indptr[kk]
-                e = indptr[kk + _U1]
-                if s == e or np.int64(indices[s]) >= hi or np.int64(indices[e - _U1]) < lo:
-                    continue
-                left = s
-                right = e
-                while left < right:
-                    mid = left + ((right - left) >> _U1)
-                    if np.int64(indices[mid]) < lo:
-                        left = mid + _U1
-                    else:
-                        right = mid
+                left, e = _span_from(indptr, indices, xi[q], lo, hi)
                 xk = xv[q]
                 for p in range(left, e):
                     if p + _AHEAD < e:
@@ -515,17 +490,34 @@ def _build_push_select(semiring: Any, types: tuple):
                         break
                     if has_allow and not allow[i]:
                         continue
+                    if selecting:
+                        t = to_r(mul(a0 if iso else avals[p], xk))
+                        sp |= (t == ident) | (t != t)
+                        out[i] = add(out[i], t)
+                        continue
+                    seen = flag[i]
+                    if seen and (is_any or (has_term and out[i] == term)):
+                        continue
                     t = to_r(mul(a0 if iso else avals[p], xk))
-                    sp |= (t == ident) | (t != t)
-                    out[i] = add(out[i], t)
-            cnt = 0
-            for i in range(lo, hi):
-                f = out[i] != ident
-                flag[i] = f
-                cnt += f
-            counts[part] = -1 if sp else cnt
+                    if seen:
+                        out[i] = add(out[i], t)
+                    else:
+                        out[i] = t
+                        flag[i] = True
+            if selecting:
+                cnt = 0
+                for i in range(lo, hi):
+                    f = out[i] != ident
+                    flag[i] = f
+                    cnt += f
+                counts[part] = -1 if sp else cnt
 
-    return sel_parts
+    return parts
+
+
+def _build_push_select(semiring: Any, types: tuple):
+    """The flag-free parallel push of a selecting monoid (:func:`_parts_kernel`)."""
+    return _parts_kernel(semiring, types, selecting=True)
 
 
 @njit(**JIT_OPTS)
@@ -619,7 +611,7 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
         return VecData(nrows, idx, out[idx], None)
     parts = np.arange(nthreads + 1, dtype=np.int64)
     run_blocks(par, parts, indptr, uindex(AT.indices), avals, iso, xi, xv, allow, has_allow,
-               nrows, nthreads, out, flag)
+               nrows, nthreads, out, flag, np.zeros(0, dtype=np.int64))
     if int(np.count_nonzero(flag)) * SPARSE_RESULT_SHARE <= nrows:
         # few rows reached: a sparse result keeps the write-back and the next operations
         # in O(entries) instead of O(nrows)
