@@ -320,12 +320,16 @@ def _rid(case):
     return f"{getattr(case[0], 'name', case[0])}-{case[1]}"
 
 
-@pytest.mark.parametrize("vector", [True, False], ids=["vector", "matrix"])
+@pytest.mark.parametrize("vector", [True, False, "T"], ids=["vector", "matrix", "matrix.T"])
 @pytest.mark.parametrize("case", REDUCE_CASES, ids=_rid)
 @given(data=st.data())
 def test_reduce_scalar(case, vector, device, data):
+    """Vectors, matrices and transposes (an order-free monoid reads the stored values of a
+    transpose, a float sum its entries in the transpose's order)."""
     monoid, dt = case
-    u = _draw_operand(data, vector, dt, device)
+    u = _draw_operand(data, vector is True, dt, device)
+    if vector == "T":
+        u = u.T
     expected = ref.reduce(to_reference(u), monoid)
     got = gb.reduce(u, monoid)
     out_dt = gb.semirings.monoid(monoid).output_dtype(np.dtype(dt))

@@ -19,7 +19,7 @@ from ._args import check_common
 from ._check import as_index_array
 from ._keys import entries, is_matrix
 from .mask import compress, csr_from_keys, writeback_matrix, writeback_vector
-from .matrix import Matrix, canonical
+from .matrix import Matrix, TransposedMatrix, canonical
 from .vector import Vector
 
 _REDUCE_SEMIRINGS: dict = {}
@@ -68,6 +68,13 @@ def reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None, repl
     return run()
 
 
+def _order_free(m, u) -> bool:
+    """Whether reducing ``u``'s values with ``m`` gives the same result in any order."""
+    code = m.code if m.op.code is not None else None
+    return code in ("min", "max", "lor", "land") or (
+        code in ("plus", "times") and np.dtype(u.dtype).kind in "biu")
+
+
 def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None,
                     replace=False):
     from .operations import _prepare_mxv
@@ -85,9 +92,10 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
         if isinstance(u, Vector) and u.is_dense_storage:
             d = u.dense_data()  # values only: no index array for a dense-stored Vector
             vals = d.values if d.present is None else compress(d.present, d.values, u.device)
-        elif isinstance(u, Matrix):
-            # the values in row-major order; no keys (8 bytes per entry) are built
-            vals = u._csr.dense_values()
+        elif isinstance(u, Matrix) or (isinstance(u, TransposedMatrix) and _order_free(m, u)):
+            # the stored values (row-major order of the stored matrix; a transpose's own
+            # order matters only to float sums and products); no keys are built
+            vals = canonical(u, call, "u")[0]._csr.dense_values()
         else:
             _, vals = entries(u, call, "u")
         n = int(vals.shape[0])
