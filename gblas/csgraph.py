@@ -317,8 +317,10 @@ def dijkstra(csgraph, directed: bool = True, indices=None, return_predecessors: 
              unweighted: bool = False, limit: float = np.inf, min_only: bool = False):
     """Shortest paths from ``indices``, as ``scipy.sparse.csgraph.dijkstra``.
 
-    Negative weights are handled exactly (Bellman-Ford; a reachable negative cycle raises
-    :class:`NegativeCycleError`) where SciPy warns.  ``limit`` prunes the search (exact on
+    One source on non-negative weights runs delta-stepping (:func:`gblas.algorithms.sssp`),
+    several sources a batched Bellman-Ford.  Negative weights are handled exactly
+    (Bellman-Ford; a reachable negative cycle raises :class:`NegativeCycleError`) where
+    SciPy warns.  ``limit`` prunes the search (exact on
     non-negative weights; on negative ones the distances above it are dropped at the end).
     ``min_only=True`` gives the distance from the nearest of ``indices`` and, with
     ``return_predecessors``, the predecessors and the source of every vertex.
