@@ -293,6 +293,35 @@ def test_push(name, dt, rng):
     check_vec(y, ref_mxv(A, xfull, xpres, allow, sr, types), sr, types[2])
 
 
+@pytest.mark.parametrize("masked", [False, True])
+@pytest.mark.parametrize("dt", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "max_clip"])
+def test_push_listed_rows(name, dt, masked, rng):
+    """Few products (at most one row in 16 reachable): the kernel lists the rows it
+    reaches, one append per row however many frontier entries hit it (the long rows are
+    hit by nearly every frontier entry, so their claims race within and across warps)."""
+    sr = SEMIRINGS[name]
+    m, n = 6000, 40
+    A = rand_csr(rng, m, n, dt, density=0.001, long_rows=3, iso=(dt == "float32"))
+    idx = np.sort(rng.choice(n, 12, replace=False))
+    xfull = rand_values(rng, n, dt)
+    xpres = np.zeros(n, bool)
+    xpres[idx] = True
+    allow = rng.random(m) < 0.6 if masked else None
+    types = sr.types(A.dtype, xfull.dtype)
+    AT = A.transpose()
+    products = int(np.diff(AT.indptr)[idx].sum())
+    assert 0 < products * 16 <= m  # the listed path
+    xs = VecData(n, cp.asarray(idx.astype(np.int64)), cp.asarray(xfull[idx]))
+    y = get_kernel("mxv", "csr", "gpu", "push")(AT.to_device("gpu"), xs,
+                                                 None if allow is None else cp.asarray(allow),
+                                                 sr, types, m)
+    assert y.indices is not None
+    got = cp.asnumpy(y.indices)
+    assert (np.diff(got) > 0).all()  # sorted, each row once
+    check_vec(y, ref_mxv(A, xfull, xpres, allow, sr, types), sr, types[2])
+
+
 def test_push_empty_frontier(rng):
     A = rand_csr(rng, 10, 12, "float32")
     sr = builtin.SEMIRINGS["min_plus"]
@@ -414,6 +443,28 @@ def test_dot(name, dt, mask_kind, rng):
 
 UNARY_USER = UnaryOp("sq1", lambda x: x * x + 1)
 
+
+@pytest.mark.parametrize("n", [0, 1, 7, 8, 9, 4096, 100_003])
+@pytest.mark.parametrize("offset", [0, 1, 3])
+def test_bool_count_and_not(n, offset, rng):
+    """The word-at-a-time bool kernels against NumPy, at lengths with and without a tail
+    and on views that do not start on an 8-byte boundary (the element-wise fallback)."""
+    host = rng.random(n + offset) < 0.3
+    b = cp.asarray(host)[offset:]
+    want = host[offset:]
+    assert get_kernel("count_true", "array", "gpu")(b) == int(want.sum())
+    got = get_kernel("logical_not", "array", "gpu")(b)
+    assert got.dtype == np.bool_
+    np.testing.assert_array_equal(cp.asnumpy(got), ~want)
+    np.testing.assert_array_equal(cp.asnumpy(b), want)  # the input is left alone
+
+
+def test_compress_several_arrays(rng):
+    cond = rng.random(1000) < 0.4
+    a, v = np.arange(1000), rng.random(1000)
+    got = get_kernel("compress", "array", "gpu")(cp.asarray(cond), cp.asarray(a), cp.asarray(v))
+    np.testing.assert_array_equal(cp.asnumpy(got[0]), a[cond])
+    np.testing.assert_array_equal(cp.asnumpy(got[1]), v[cond])
 
 @pytest.mark.parametrize("dt", DTYPES)
 @pytest.mark.parametrize("name", list(builtin.UNARY) + ["sq1"])

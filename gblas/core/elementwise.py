@@ -350,8 +350,8 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
     keep = xp.asarray(pred(i, j if j is not None else i, vals, thunk), dtype=bool)
     if keep.ndim == 0:
         keep = xp.full(keys.shape[0], bool(keep), dtype=bool)
-    return _finish(u, kind, compress(keep, keys, device), compress(keep, vals, device),
-                   u.dtype, device, mask, accum, out, replace)
+    keys, vals = compress(keep, keys, vals, device=device)
+    return _finish(u, kind, keys, vals, u.dtype, device, mask, accum, out, replace)
 
 
 def _select_csr(u, pred, thunk, call):

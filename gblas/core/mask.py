@@ -64,6 +64,12 @@ class Mask:
         assert isinstance(self.parent, Vector)
         d = self.parent.dense_data()
         xp = xp_for(self.parent.device)
+        device = self.parent.device
+        if self.structural and d.present is not None:
+            # a new array either way: the complement is one pass (no copy first)
+            if self.complement:
+                return get_kernel("logical_not", "array", device)(d.present)
+            return d.present.copy()
         if self.structural or self.parent.dtype == dtypes.BOOL:
             a = xp.ones(d.size, bool) if d.present is None else d.present.copy()
             if not self.structural:
@@ -72,7 +78,7 @@ class Mask:
             a = d.values != 0
             if d.present is not None:
                 a &= d.present
-        return ~a if self.complement else a
+        return get_kernel("logical_not", "array", device)(a) if self.complement else a
 
     def allow_at(self, idx):
         """Vector masks: whether the mask lets a result through at each position of
@@ -123,7 +129,7 @@ class Mask:
             if self.structural:
                 n = self.parent.nvals
                 return self.parent.size - n if self.complement else n
-            return int(xp_for(self.device).count_nonzero(self.allow()))
+            return get_kernel("count_true", "array", self.device)(self.allow())
         mm = self.matmask()
         n = int(mm.indices.shape[0]) if mm.values is None else int(
             xp_for(self.device).count_nonzero(mm.values))
@@ -186,33 +192,46 @@ def assign_where(cond, src, dst, device) -> None:
     get_kernel("assign_where", "array", device)(cond, src, dst)
 
 
-def compress(cond, a, device):
-    """``a[cond]`` for a boolean ``cond`` (the device's registered kernel)."""
-    return get_kernel("compress", "array", device)(cond, a)
+def compress(cond, a, *more, device):
+    """``a[cond]`` for a boolean ``cond`` (the device's registered kernel); with more
+    arrays, the tuple of each one compressed."""
+    return get_kernel("compress", "array", device)(cond, a, *more)
 
 
 # ---------------------------------------------------------------------- vectors
 
 
-def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, device: str):
-    """Write ``T`` into ``out`` (a Vector or None) through mask/accum/replace."""
+def _allowed_entries(mask, T: VecData, device: str) -> tuple:
+    """``(indices, values)`` of the sparse ``T``'s entries that ``mask`` allows (T's own
+    arrays when the mask is T's structure, as in ``apply(q, ..., mask=q.S)``)."""
+    d = mask.parent._data
+    if d.indices is T.indices and mask.structural and not mask.complement:
+        return T.indices, T.values
+    return compress(mask.allow_at(T.indices), T.indices, T.values, device=device)
+
+
+def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, device: str,
+                     premasked: bool = False):
+    """Write ``T`` into ``out`` (a Vector or None) through mask/accum/replace.
+
+    ``premasked``: ``T`` has no entry where ``mask`` disallows one (a kernel that was
+    given the mask's ``allow`` array), so T's entries need no second test."""
     from .vector import Vector
 
     xp = xp_for(device)
     if out is None:
-        if mask is None:
+        if mask is None or premasked:
             return Vector(T, t_dtype, device)
         if T.indices is not None:
-            keep = mask.allow_at(T.indices)
-            return Vector(VecData(T.size, compress(keep, T.indices, device),
-                                  compress(keep, T.values, device), None), t_dtype, device)
+            idx, vals = _allowed_entries(mask, T, device)
+            return Vector(VecData(T.size, idx, vals, None), t_dtype, device)
         allow = mask.allow()
         present = allow if T.present is None else (T.present & allow)
         return Vector(VecData(T.size, None, T.values, present), t_dtype, device)
     if T.indices is not None and not replace and (
             accum is not None or (mask is not None and mask.within(T.indices))):
         # only T's (allowed) positions change: a scatter, not a pass over the whole vector
-        return _scatter_into(out, T, t_dtype, mask, accum, device)
+        return _scatter_into(out, T, t_dtype, None if premasked else mask, accum, device)
 
     if (T.indices is None and mask is not None and accum is None and not replace
             and out.is_dense_storage):
@@ -307,8 +326,7 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
     xp = xp_for(device)
     idx, tv = T.indices, T.values
     if mask is not None:
-        keep = mask.allow_at(idx)
-        idx, tv = compress(keep, idx, device), compress(keep, tv, device)
+        idx, tv = _allowed_entries(mask, T, device)
     D = out.dtype
     if out.is_dense_storage:
         mine = out._other is None and _owns_storage(out)  # before any local reference

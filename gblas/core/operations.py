@@ -64,7 +64,8 @@ def _prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None
             T_ = kernel(csr, x.dense_data(), allow, s, s.types(base.dtype, x.dtype))
         else:
             T_ = kernel(csr, x.sparse_data(), allow, s, s.types(base.dtype, x.dtype), nrows)
-        return writeback_vector(out, T_, R, mask, accum, replace, device)
+        # the kernel honoured the mask's rows: T_ has no entry the mask disallows
+        return writeback_vector(out, T_, R, mask, accum, replace, device, premasked=True)
 
     return plan, run
 

@@ -91,7 +91,7 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
                           "to a scalar", f"axis={axis!r}")
         if isinstance(u, Vector) and u.is_dense_storage:
             d = u.dense_data()  # values only: no index array for a dense-stored Vector
-            vals = d.values if d.present is None else compress(d.present, d.values, u.device)
+            vals = d.values if d.present is None else compress(d.present, d.values, device=u.device)
         elif isinstance(u, Matrix) or (isinstance(u, TransposedMatrix) and _order_free(m, u)):
             # the stored values (row-major order of the stored matrix; a transpose's own
             # order matters only to float sums and products); no keys are built

@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import check_device, device_of, to_device, xp_for
-from ..backends.registry import VecData
+from ..backends.registry import VecData, get_kernel
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidValue, bad_arg
 from ._check import as_index_array, check_size
 
@@ -29,11 +29,12 @@ class Vector:
     [1.5, 0.0, 0.0, 2.0, 0.0]
     """
 
-    __slots__ = ("_data", "_other", "_dtype", "_device", "__weakref__")
+    __slots__ = ("_data", "_other", "_nvals", "_dtype", "_device", "__weakref__")
 
     def __init__(self, data: VecData, dtype, device: str = "cpu") -> None:
         self._data = data
         self._other = None  # the other storage form, once converted (read-only cache)
+        self._nvals = None  # the count of a dense storage's present flags, once counted
         self._dtype = np.dtype(dtype)
         self._device = device
 
@@ -158,7 +159,11 @@ class Vector:
             return int(d.indices.shape[0])
         if d.present is None:
             return d.size
-        return int(xp_for(self._device).count_nonzero(d.present))
+        if self._nvals is None:
+            # counted once per storage (_replace_data forgets it): an iterative algorithm
+            # asks several times per step, and on the GPU each count synchronizes
+            self._nvals = get_kernel("count_true", "array", self._device)(d.present)
+        return self._nvals
 
     @property
     def is_dense_storage(self) -> bool:
@@ -297,6 +302,7 @@ class Vector:
     def _replace_data(self, data: VecData, dtype=None) -> None:
         self._data = data
         self._other = None
+        self._nvals = None
         if dtype is not None:
             self._dtype = np.dtype(dtype)
 

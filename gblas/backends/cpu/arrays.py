@@ -89,14 +89,19 @@ def where(cond, a, b) -> np.ndarray:
 
 
 @register("compress", "array", "cpu")
-def compress(cond, a) -> np.ndarray:
-    """``a[cond]`` for a boolean ``cond`` of ``a``'s length.
+def compress(cond, a, *more):
+    """``a[cond]`` for a boolean ``cond`` of ``a``'s length; with more arrays, the tuple
+    of each one compressed.
 
     Examples
     --------
     >>> compress(np.array([True, False, True]), np.array([5, 6, 7])).tolist()
     [5, 7]
+    >>> [b.tolist() for b in compress(np.array([False, True]), np.arange(2), np.ones(2))]
+    [[1], [1.0]]
     """
+    if more:
+        return tuple(compress(cond, b) for b in (a, *more))
     cond = np.ascontiguousarray(cond, dtype=np.bool_)
     a = np.asarray(a)
     if a.shape[0] < 1024 or a.dtype.kind not in "biuf":
@@ -123,3 +128,27 @@ def assign_where(cond, src, dst) -> None:
         np.copyto(dst, src, where=cond)
         return
     _blend(cond, np.ascontiguousarray(src), dst, dst)
+
+
+@register("count_true", "array", "cpu")
+def count_true(b) -> int:
+    """The number of True entries of a bool array.
+
+    Examples
+    --------
+    >>> count_true(np.array([True, False, True]))
+    2
+    """
+    return int(np.count_nonzero(b))
+
+
+@register("logical_not", "array", "cpu")
+def logical_not(b) -> np.ndarray:
+    """A new bool array, True where ``b`` is False.
+
+    Examples
+    --------
+    >>> logical_not(np.array([True, False])).tolist()
+    [False, True]
+    """
+    return np.logical_not(b)

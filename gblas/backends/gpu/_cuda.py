@@ -267,12 +267,19 @@ def blocks(n_threads: int, block: int = 256) -> int:
     return max(1, (int(n_threads) + block - 1) // block)
 
 
+_SM_COUNT: dict = {}
+
+
 def sm_count() -> int:
-    """Number of multiprocessors of the current device."""
+    """Number of multiprocessors of the current device (asked once per device: CuPy's
+    ``Device.attributes`` reads every attribute, tens of microseconds per call)."""
     import cupy
 
     dev = cupy.cuda.Device()
-    return int(dev.attributes["MultiProcessorCount"])
+    n = _SM_COUNT.get(dev.id)
+    if n is None:
+        n = _SM_COUNT[dev.id] = int(dev.attributes["MultiProcessorCount"])
+    return n
 
 
 _SMEM: dict = {}

@@ -192,6 +192,54 @@ def assign_where(cond, src, dst):
 
 
 @register("compress", "array", "gpu", "")
-def compress(cond, a):
-    """``a[cond]`` for a boolean ``cond`` of ``a``'s length."""
-    return a[cond]
+def compress(cond, a, *more):
+    """``a[cond]`` for a boolean ``cond`` of ``a``'s length; with more arrays, the tuple
+    of each one compressed (the positions found once: one device synchronization)."""
+    if not more:
+        return a[cond]
+    pos = cp.flatnonzero(cond)
+    return tuple(b[pos] for b in (a, *more))
+
+
+# Bool arrays hold one byte 0 or 1 per entry: eight of them read as one 64-bit word count
+# with a popcount and negate with an XOR, eight entries per thread instead of one (CuPy's
+# count_nonzero and logical_not on 2^24 bools: ~67 and ~98 us on an H100).
+_POPCOUNT = cp.ReductionKernel("uint64 w", "int64 n", "__popcll(w)", "a + b", "n = a", "0",
+                               "gb_popcount_sum")
+_NOT8 = cp.ElementwiseKernel("uint64 w", "uint64 o", "o = w ^ 0x0101010101010101ULL",
+                             "gb_not8")
+
+
+def _bool_words(b: Any) -> tuple[Any, Any]:
+    """``(words, tail)``: the 8-byte-aligned bulk of a contiguous bool array as uint64
+    words and the rest (words None when ``b`` cannot be viewed so)."""
+    if b.dtype != np.bool_ or b.ndim != 1 or not b.flags.c_contiguous or b.data.ptr % 8:
+        return None, b
+    k = b.shape[0] // 8 * 8
+    return b[:k].view(cp.uint64), b[k:]
+
+
+@register("count_true", "array", "gpu", "")
+def count_true(b: Any) -> int:
+    """The number of True entries of a bool array (one synchronization)."""
+    words, tail = _bool_words(b)
+    if words is None or words.shape[0] == 0:
+        return int(cp.count_nonzero(b))
+    n = _POPCOUNT(words)
+    if tail.shape[0]:
+        n = n + cp.count_nonzero(tail)
+    return int(n)
+
+
+@register("logical_not", "array", "gpu", "")
+def logical_not(b: Any) -> Any:
+    """A new bool array, True where ``b`` is False."""
+    words, tail = _bool_words(b)
+    if words is None or words.shape[0] == 0:
+        return cp.logical_not(b)
+    out = cp.empty(b.shape[0], dtype=np.bool_)
+    k = words.shape[0] * 8
+    _NOT8(words, out[:k].view(cp.uint64))
+    if tail.shape[0]:
+        cp.logical_not(tail, out=out[k:])
+    return out

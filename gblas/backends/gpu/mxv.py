@@ -609,7 +609,8 @@ extern "C" __global__ void gb_push(
     const ip_t* __restrict__ Tp, const ix_t* __restrict__ Tj, const av_t* __restrict__ Tx,
     const fi_t* __restrict__ xi, const xv_t* __restrict__ xv,
     const long long* __restrict__ offs, long long nf,
-    const bool* __restrict__ allow, acc_t* __restrict__ acc, bool* __restrict__ ypres)
+    const bool* __restrict__ allow, acc_t* __restrict__ acc, bool* __restrict__ ypres,
+    long long* __restrict__ list, unsigned long long* __restrict__ count)
 {
     if (nf <= 0) return;
     const long long total = offs[nf - 1];
@@ -638,7 +639,25 @@ extern "C" __global__ void gb_push(
         R_t v = (R_t)gb_mul((T_t)Tx[p], (T_t)xv[lo]);
 #endif
         gb_scatter(acc + i, v);
+#if GB_LIST
+        /* claim row i (its presence byte, through the 32-bit word holding it): the first
+           claimer appends i to the list, one atomicAdd per warp for all its claimers */
+        unsigned int* word = (unsigned int*)(ypres + (i & ~3LL));
+        const unsigned int bit = 1u << (8 * (unsigned int)(i & 3));
+        const bool first = !(atomicOr(word, bit) & bit);
+        const unsigned int active = __activemask();
+        const unsigned int want = __ballot_sync(active, first);
+        if (want) {
+            const unsigned int lane = threadIdx.x & 31u;
+            const int leader = __ffs(want) - 1;
+            unsigned long long base = 0;
+            if ((int)lane == leader) base = atomicAdd(count, (unsigned long long)__popc(want));
+            base = __shfl_sync(active, base, leader);
+            if (first) list[base + __popc(want & ((1u << lane) - 1u))] = i;
+        }
+#else
         ypres[i] = true;
+#endif
     }
 }
 """
@@ -719,11 +738,12 @@ def scatter_plan(monoid: Any, r: Any) -> tuple[np.dtype, str]:
 
 @functools.lru_cache(maxsize=1024)
 def push_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, fi: Any, xv: Any,
-                iso: bool, allow: bool) -> tuple[str, np.dtype]:
+                iso: bool, allow: bool, listed: bool = False) -> tuple[str, np.dtype]:
     """CUDA source of the push kernel ``gb_push`` and the accumulator dtype.
 
     ``ip``, ``ix``, ``av`` are the dtypes of AT's arrays, ``fi`` / ``xv`` those of the
-    frontier's indices and values.
+    frontier's indices and values; ``listed``: the kernel appends each reached row to a
+    list once (warp-aggregated) instead of only flagging it.
     """
     r = np.dtype(types[2])
     acc, scatter = scatter_plan(semiring.add, r)
@@ -731,7 +751,7 @@ def push_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, fi: A
         _cuda.PREAMBLE
         + _cuda.semiring_snippet(semiring, types)
         + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, fi_t=fi, xv_t=xv, acc_t=acc)
-        + _cuda.defines(GB_ISO=iso, GB_ALLOW=allow)
+        + _cuda.defines(GB_ISO=iso, GB_ALLOW=allow, GB_LIST=listed)
         + scatter
         + _PUSH_BODY
     )
@@ -775,32 +795,42 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
         x = _compress(x)
     xi, xvals = x.indices, x.values
     nf = int(xi.size)
+    total = 0
     if nf:
         ip = AT.indptr
         xi64 = xi.astype(np.int64, copy=False)
         deg = (ip[xi64 + 1] - ip[xi64]).astype(np.int64)
         offs = cp.cumsum(deg)
+        total = int(offs[-1])  # the products: an upper bound of the rows reached
     else:
         offs = cp.zeros(1, dtype=np.int64)
+    # few products: the kernel lists the rows it reaches (no pass over the flags after)
+    listed = 0 < total and total * SPARSE_RESULT_RATIO <= nrows
     allow = None if allow is None else _bool_array(allow)
     ax, iso = AT.values_or_iso()
     src, acc_dt = push_source(semiring, types, ip=AT.indptr.dtype, ix=AT.indices.dtype,
                               av=ax.dtype, fi=xi.dtype, xv=xvals.dtype, iso=iso,
-                              allow=allow is not None)
+                              allow=allow is not None, listed=listed)
     if semiring.add.any_value:
         acc = cp.zeros(nrows, dtype=acc_dt)
     else:
         ident = np.asarray(semiring.add.identity_for(r)).astype(r)
         acc = cp.full(nrows, ident.astype(acc_dt)[()], dtype=acc_dt)
-    ypres = cp.zeros(nrows, dtype=np.bool_)
-    nnz = int(AT.indices.size)  # host-side: no device sync
-    if nf and nrows and nnz:
+    # listed: claimed through 32-bit words, so the flags are padded to a multiple of 4
+    ypres = cp.zeros(-(-nrows // 4) * 4 if listed else nrows, dtype=np.bool_)
+    rows = cp.empty(total if listed else 1, dtype=np.int64)
+    count = cp.zeros(1, dtype=np.uint64)
+    if total and nrows:
         blk = 256
-        grid = min(_cuda.blocks(nnz, blk), 32 * _cuda.sm_count())
+        grid = min(_cuda.blocks(total, blk), 32 * _cuda.sm_count())
         k = _cuda.get_function(src, "gb_push")
         k((grid,), (blk,),
           (AT.indptr, AT.indices, ax, xi, xvals, offs, np.int64(nf),
-           allow if allow is not None else _cuda.dummy(), acc, ypres))
+           allow if allow is not None else _cuda.dummy(), acc, ypres, rows, count))
+    if listed:
+        idx = cp.sort(rows[:int(count[0])])
+        y = acc[idx]
+        return VecData(nrows, idx, y if acc_dt == r else y.astype(r), None)
     idx = cp.flatnonzero(ypres)
     if idx.size * SPARSE_RESULT_RATIO <= nrows:
         # few results: hand back a sparse vector, so that the write-back and the next
