@@ -43,6 +43,9 @@ class Timing:
     warmup: int = 0
     first: float | None = None  # the first (cold) call: compilation, format build...
     extra: dict = field(default_factory=dict)
+    #: minor page faults per timed call (first touches of fresh memory); None where the
+    #: platform does not count them
+    faults: float | None = None
 
     @property
     def repeat(self) -> int:
@@ -114,13 +117,25 @@ def time_call(fn: Callable[[], object], *, repeat: int = 5, warmup: int = 1,
             first = time.perf_counter() - t0
     times = []
     spent = 0.0
+    f0 = _minor_faults()
     while len(times) < max(1, repeat) or spent < min_time:
         t0 = time.perf_counter()
         fn()
         dt = time.perf_counter() - t0
         times.append(dt)
         spent += dt
-    return Timing(tuple(times), warmup=warmup, first=first)
+    f1 = _minor_faults()
+    faults = None if f0 is None or f1 is None else (f1 - f0) / len(times)
+    return Timing(tuple(times), warmup=warmup, first=first, faults=faults)
+
+
+def _minor_faults() -> int | None:
+    """This process's minor page faults so far (None without ``resource``)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Windows
+        return None
+    return int(resource.getrusage(resource.RUSAGE_SELF).ru_minflt)
 
 
 def _threads() -> int:

@@ -154,9 +154,10 @@ def _grb_triangles(G) -> int:
 
 class Row:
     def __init__(self, name: str, anchor: str, ours: Callable, theirs: Callable,
-                 check: Callable[[object, object], str]) -> None:
+                 check: Callable[[object, object], str], setup: Callable | None = None) -> None:
         self.name, self.anchor, self.ours, self.theirs, self.check = (name, anchor, ours,
                                                                        theirs, check)
+        self.setup = setup  # builds the row's input before any timing
 
 
 def _rows(A, Aw, S, Sw, G, source: int) -> list[Row]:
@@ -214,19 +215,23 @@ def _rows(A, Aw, S, Sw, G, source: int) -> list[Row]:
         Row("pagerank", "its SciPy iteration, matrix prebuilt", lambda: pagerank(A, tol=1e-6),
             lambda: _scipy_pagerank(S), lambda o, t: check_pr(o, dict(enumerate(t)))),
         *_grb_pagerank_rows(A, S, pagerank, check_pr),
-        Row("sssp", "scipy dijkstra (1 source)", lambda: sssp(Aw, source),
-            lambda: csgraph.dijkstra(Sw, indices=source), check_sssp),
+        Row("sssp", "scipy dijkstra (1 source)", lambda: sssp(Aw(), source),
+            lambda: csgraph.dijkstra(Sw(), indices=source), check_sssp, setup=Sw),
         # the drop-in: the same SciPy input to both, gblas converts it on every call
         Row("gblas.csgraph.dijkstra (1 source, SciPy input)", "scipy dijkstra (1 source)",
-            lambda: gb_csgraph.dijkstra(Sw, indices=source),
-            lambda: csgraph.dijkstra(Sw, indices=source),
-            lambda o, t: check_sssp(gb.Vector.from_dense(o), t)),
+            lambda: gb_csgraph.dijkstra(Sw(), indices=source),
+            lambda: csgraph.dijkstra(Sw(), indices=source),
+            lambda o, t: check_sssp(gb.Vector.from_dense(o), t), setup=Sw),
         Row("connected_components", "scipy connected_components",
             lambda: connected_components(A),
             lambda: csgraph.connected_components(S, directed=False), check_cc),
         Row("triangle_count", "python-graphblas plus_pair mxm", lambda: triangle_count(A),
             lambda: _grb_triangles(Gb), check_tri),
     ]
+
+
+def _faults(t) -> str:
+    return "-" if t.faults is None else f"{t.faults:,.0f}"
 
 
 def run(scale: int, edge_factor: int, repeat: int, seed: int, name: str,
@@ -237,11 +242,20 @@ def run(scale: int, edge_factor: int, repeat: int, seed: int, name: str,
 
     t0 = time.perf_counter()
     A = gb.io.kronecker(scale, edge_factor, seed=seed, dtype=None, symmetric=True)
-    Aw = gb.io.kronecker(scale, edge_factor, seed=seed, dtype="float64", symmetric=True,
-                         weights="uniform")
     S = A.to_scipy().astype(np.float64)
-    Sw = Aw.to_scipy()
     graphs: dict = {}
+
+    def Aw():
+        # the weighted graph, built when an SSSP row runs (memory at scale 22)
+        if "Aw" not in graphs:
+            graphs["Aw"] = gb.io.kronecker(scale, edge_factor, seed=seed, dtype="float64",
+                                           symmetric=True, weights="uniform")
+        return graphs["Aw"]
+
+    def Sw():
+        if "Sw" not in graphs:
+            graphs["Sw"] = Aw().to_scipy()
+        return graphs["Sw"]
 
     def G():
         # the NetworkX graph, built when a NetworkX row runs (minutes at scale 20)
@@ -258,6 +272,8 @@ def run(scale: int, edge_factor: int, repeat: int, seed: int, name: str,
         if only and not any(w in f"{row.name} {row.anchor}" for w in only.split(",")):
             continue
         _log(f"{row.name} ...")
+        if row.setup is not None:
+            row.setup()
         ours = time_call(row.ours, repeat=repeat, warmup=1)
         with gb.config(threads=1):
             ours1 = time_call(row.ours, repeat=repeat, warmup=1)
@@ -266,10 +282,11 @@ def run(scale: int, edge_factor: int, repeat: int, seed: int, name: str,
         ratio = ours.median / theirs.median
         rows.append([row.name, fmt_time(ours.median), fmt_time(ours1.median), row.anchor,
                      fmt_time(theirs.median), f"{ratio:.3g}", fmt_time(ours.first or 0.0),
-                     check])
+                     f"{_faults(ours)} / {_faults(theirs)}", check])
         _log(f"  gblas {ours}  1 thread {ours1}  anchor {theirs}  ratio {ratio:.2f}  {check}")
     table = markdown_table(["algorithm", "gblas", "gblas, 1 thread", "anchor", "anchor time",
-                            "gblas / anchor", "gblas first call", "check"], rows)
+                            "gblas / anchor", "gblas first call",
+                            "page faults per call (gblas / anchor)", "check"], rows)
     graph = (f"Graph500 Kronecker, scale {scale} ({S.shape[0]:,} vertices), edge factor "
              f"{edge_factor}, undirected, {S.nnz:,} stored entries after removing "
              f"duplicates and self loops; seed {seed}; BFS and SSSP from vertex {source} "
@@ -281,7 +298,10 @@ def run(scale: int, edge_factor: int, repeat: int, seed: int, name: str,
              "calls on one Numba thread; on a shared 2-core machine another busy process "
              "slows the parallel kernels most). networkx.pagerank converts the "
              "graph to SciPy on every call; the second PageRank row runs its power iteration "
-             "alone.")
+             "alone. 'page faults per call': minor faults during the timed calls (first "
+             "touches of memory the allocator handed back to the system and maps again; "
+             "each costs microseconds, so a call's time depends on the allocator's state "
+             "the process left it in).")
     machine = describe_machine()
     path = write_results(name, "Graph algorithms on the CPU: gblas against anchors",
                          [("Graph", graph), ("Results", table), ("Notes", notes)], machine)

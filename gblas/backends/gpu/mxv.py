@@ -805,7 +805,7 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
     else:
         offs = cp.zeros(1, dtype=np.int64)
     # few products: the kernel lists the rows it reaches (no pass over the flags after)
-    listed = 0 < total and total * SPARSE_RESULT_RATIO <= nrows
+    listed = 0 < total and total * LISTED_RATIO <= nrows
     allow = None if allow is None else _bool_array(allow)
     ax, iso = AT.values_or_iso()
     src, acc_dt = push_source(semiring, types, ip=AT.indptr.dtype, ix=AT.indices.dtype,
@@ -843,6 +843,8 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
 
 #: A push result with at most one entry in this many rows is returned sparse.
 SPARSE_RESULT_RATIO = 16
+#: A push with at most one product per this many rows lists the rows it reaches.
+LISTED_RATIO = SPARSE_RESULT_RATIO
 
 
 def _compress(x: VecData) -> VecData:
