@@ -34,6 +34,16 @@ def dense_result(y: VecData) -> VecData:
     return VecData(y.size, None, vals, pres)
 
 
+def sparse_frontier(rng, xfull: np.ndarray, k: int):
+    """``k`` random entries of the host array ``xfull``: their sorted indices, the
+    presence array, and the sparse device VecData a push kernel takes."""
+    n = xfull.shape[0]
+    idx = np.sort(rng.choice(n, k, replace=False))
+    xpres = np.zeros(n, bool)
+    xpres[idx] = True
+    return idx, xpres, VecData(n, cp.asarray(idx.astype(np.int64)), cp.asarray(xfull[idx]))
+
+
 def larger_graph(rng, n: int = 20000):
     """A random SciPy CSR with power-law out-degrees (capped at 5000) and skewed
     in-degrees, values in [0.5, 1.5)."""

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 # skips this module where CuPy or a CUDA device is missing
-from gpu_helpers import USER, cp, dense_result, larger_graph
+from gpu_helpers import USER, cp, dense_result, larger_graph, sparse_frontier
 
 import gblas as gb
 from gblas.backends.gpu import frontier
@@ -339,13 +339,10 @@ def test_push_lb(name, dt, masked, rng):
     m, n = 53, 67
     A = skewed_csr(rng, m, n, dt, iso=masked)
     AT = A.transpose().to_device("gpu")
-    idx = np.sort(rng.choice(n, 25, replace=False))
     xfull = rand_values(rng, n, dt)
-    xpres = np.zeros(n, bool)
-    xpres[idx] = True
+    _, xpres, xs = sparse_frontier(rng, xfull, 25)
     allow = rng.random(m) < 0.7 if masked else None
     types = sr.types(A.dtype, xfull.dtype)
-    xs = VecData(n, cp.asarray(idx.astype(np.int64)), cp.asarray(xfull[idx]))
     for epb in (4, 64, 1024):  # many blocks, a few, one
         y = frontier.mxv_push_lb(AT, xs, None if allow is None else cp.asarray(allow), sr,
                                  types, m, epb=epb)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 # skips this module where CuPy or a CUDA device is missing
-from gpu_helpers import CLIP, USER, cp, dense_result
+from gpu_helpers import CLIP, USER, cp, dense_result, sparse_frontier
 
 from gblas.backends.registry import MatMask, VecData, get_kernel
 from gblas.formats.csr import CSR
@@ -281,14 +281,11 @@ def test_push(name, dt, rng):
     m, n = 53, 67
     A = rand_csr(rng, m, n, dt, long_rows=2, iso=(dt == "float64"))
     AT = A.transpose()
-    idx = np.sort(rng.choice(n, 25, replace=False))
     xfull = rand_values(rng, n, dt)
-    xpres = np.zeros(n, bool)
-    xpres[idx] = True
+    _, xpres, xs = sparse_frontier(rng, xfull, 25)
     allow = rng.random(m) < 0.7 if dt in ("int8", "bool") else None
     types = sr.types(A.dtype, xfull.dtype)
     f = get_kernel("mxv", "csr", "gpu", "push")
-    xs = VecData(n, cp.asarray(idx.astype(np.int64)), cp.asarray(xfull[idx]))
     y = f(AT.to_device("gpu"), xs, None if allow is None else cp.asarray(allow), sr, types, m)
     check_vec(y, ref_mxv(A, xfull, xpres, allow, sr, types), sr, types[2])
 
@@ -303,16 +300,13 @@ def test_push_listed_rows(name, dt, masked, rng):
     sr = SEMIRINGS[name]
     m, n = 6000, 40
     A = rand_csr(rng, m, n, dt, density=0.001, long_rows=3, iso=(dt == "float32"))
-    idx = np.sort(rng.choice(n, 12, replace=False))
     xfull = rand_values(rng, n, dt)
-    xpres = np.zeros(n, bool)
-    xpres[idx] = True
+    idx, xpres, xs = sparse_frontier(rng, xfull, 12)
     allow = rng.random(m) < 0.6 if masked else None
     types = sr.types(A.dtype, xfull.dtype)
     AT = A.transpose()
     products = int(np.diff(AT.indptr)[idx].sum())
     assert 0 < products * 16 <= m  # the listed path
-    xs = VecData(n, cp.asarray(idx.astype(np.int64)), cp.asarray(xfull[idx]))
     y = get_kernel("mxv", "csr", "gpu", "push")(AT.to_device("gpu"), xs,
                                                  None if allow is None else cp.asarray(allow),
                                                  sr, types, m)
