@@ -8,6 +8,9 @@ For each scale, in one process and on the same float32 CSR (built as in
 * ``gpu_segmented`` (TOCAB segments + hot segment) in a few configurations, with the
   time of its three phases for the default one;
 * ``gpu_shards`` (Garaph replicated shards);
+* ``gpu_heavy_light`` (MultiGraphD) with its light entries in column panels (the stream
+  buffer of :mod:`gblas.formats.light_panels`), with and without heavy tiles, against its
+  light entries as a CSR pull;
 * push SpMSpV on random frontiers: :func:`gblas.backends.gpu.mxv.mxv_push` against the
   block-level load-balanced :func:`gblas.backends.gpu.frontier.mxv_push_lb`;
 * a device-to-device copy (the bandwidth ceiling).
@@ -35,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.bench_gpu_heavy_light import heavy_light_bytes
 from benchmarks.bench_gpu_mxv import build_graph, copy_bandwidth, time_ms
 
 #: gpu_segmented configurations: (label, format parameters, kernel knobs).
@@ -55,6 +59,17 @@ SEGMENTED = [
 SHARDS = [
     ("default (8192 slots, R<=32)", {}),
 ]
+#: gpu_heavy_light configurations: (label, format parameters, kernel knobs).
+HEAVY_LIGHT = [
+    ("light panels only (no heavy tile)", {"heavy_threshold": 1 << 40}, {}),
+    ("default (8192x8192 tiles, light panels)", {}, {}),
+    ("light panels only, 8192 columns", {"heavy_threshold": 1 << 40, "light_cols": 8192},
+     {}),
+    ("light panels only, 32768-row panels", {"heavy_threshold": 1 << 40,
+                                             "light_rows": 32768}, {}),
+    ("light panels only, 512 threads", {"heavy_threshold": 1 << 40}, {"threads": 512}),
+    ("default tiles, light CSR pull", {"light": "csr"}, {}),
+]
 #: Frontier sizes (fraction of the vertices) for push.
 FRONTIERS = [1e-4, 1e-3, 1e-2, 1e-1]
 
@@ -74,6 +89,7 @@ def run_scale(scale: int, args: argparse.Namespace, copy_gbs: float, log: dict) 
     from gblas.backends.gpu import mxv as gmxv
     from gblas.backends.gpu import segmented as gseg
     from gblas.backends.registry import VecData, get_kernel
+    from gblas.formats.gpu_heavy_light import GPUHeavyLight
     from gblas.formats.gpu_segmented import GPUSegmented
     from gblas.formats.gpu_shards import GPUShards
     from gblas.semirings import builtin
@@ -167,6 +183,25 @@ def run_scale(scale: int, args: argparse.Namespace, copy_gbs: float, log: dict) 
         add(f"gpu_shards {label}, min_plus", time_ms(partial(scall, mp), args.repeat), nbytes,
             same_min(scall(mp)))
         F = scall = None
+        cp.get_default_memory_pool().free_all_blocks()
+
+    hl_pull = get_kernel("mxv", "gpu_heavy_light", "gpu", "pull")
+    for label, params, knobs in ([] if args.skip_heavy_light else HEAVY_LIGHT):
+        t0 = time.perf_counter()
+        F = GPUHeavyLight.from_csr(A, **params)
+        _sync()
+        bt = time.perf_counter() - t0
+        log.setdefault(f"scale{scale}", {})[f"heavy_light {label}"] = F.stats()
+
+        def hcall(sr: Any, F: Any = F, knobs: dict = knobs) -> Any:
+            return hl_pull(F, xv, None, sr, types, **knobs)
+
+        nbytes = heavy_light_bytes(F, 4, 4)
+        add(f"gpu_heavy_light {label}: {F.describe()}, plus_times",
+            time_ms(partial(hcall, pt), args.repeat), nbytes, relerr(hcall(pt)), bt)
+        add(f"gpu_heavy_light {label}, min_plus", time_ms(partial(hcall, mp), args.repeat),
+            nbytes, same_min(hcall(mp)))
+        F = hcall = None
         cp.get_default_memory_pool().free_all_blocks()
 
     if scale in args.push_scales:
@@ -280,6 +315,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", nargs="*", default=None,
                    help="run the gpu_segmented configurations whose label holds one of these")
     p.add_argument("--skip-shards", action="store_true")
+    p.add_argument("--skip-heavy-light", action="store_true")
     args = p.parse_args(argv)
 
     import cupy as cp

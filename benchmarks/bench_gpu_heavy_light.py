@@ -62,14 +62,26 @@ def build_graph(scale: int, edge_factor: int, seed: int) -> tuple[Any, float]:
 
 
 def heavy_light_bytes(H: Any, xsize: int, r: int, staged: bool = True) -> int:
-    """Modelled traffic of one gpu_heavy_light pull (see the module documentation)."""
+    """Modelled traffic of one gpu_heavy_light pull (see the module documentation).
+
+    The light entries count either as the CSR pull (its arrays, ``x`` read once) or, when
+    the format holds light panels, as those: entries, values, run bases, every unit's
+    staged ``x`` slice, the partials written, then read with their row offsets and the
+    chunk table."""
     m, n = H.shape
     perm = 0 if H.col_perm is None else H.col_perm.nbytes  # only a prefix is read
     gather = 0 if H.col_perm is None else H.n_heavy_cols * (H.col_perm.itemsize + 2 * xsize)
     slices = H.nunits * H.tile_cols * xsize if staged else 0
     merge_rows = int(H.hrp.size) * H.tile_rows
-    return int(H.nbytes - perm + n * xsize + gather + slices + 2 * H.total_span * (r + 1)
-               + m * (r + 1) + 2 * merge_rows * (r + 1))
+    L = H.light_panels
+    if L is None:
+        light = H.light.nbytes + n * xsize
+    else:
+        light = (L.ent.nbytes + (0 if L.val is None else L.val.nbytes) + L.gbase.nbytes
+                 + L.nunits * L.panel_cols * xsize + L.npart * (2 * r + 2) + L.chunks.nbytes)
+    heavy = H.nbytes - H.light.nbytes - (0 if L is None else L.nbytes) - perm
+    return int(heavy + light + gather + slices + 2 * H.total_span * (r + 1) + m * (r + 1)
+               + 2 * merge_rows * (r + 1))
 
 
 def run_variant(A: Any, label: str, args: argparse.Namespace, rows: list[dict],

@@ -23,6 +23,7 @@ from gblas import testing as gbt
 from gblas.backends import reference as ref
 from gblas.backends.registry import VecData, get_kernel
 from gblas.formats import gpu_heavy_light as ghl
+from gblas.formats import light_panels
 from gblas.formats.csr import CSR
 from gblas.formats.gpu_heavy_light import PAD, GPUHeavyLight
 from gblas.semirings import builtin
@@ -32,8 +33,12 @@ from gblas.testing.strategies import USER_SEMIRINGS
 pytestmark = pytest.mark.gpu
 
 #: Tiny tiles: 8-row by 32-column tiles, heavy from 10 entries, units of at most 100
-#: entries over 64 threads (2 warps, up to 2 entries per thread).
-TINY = dict(tile_rows=8, tile_cols=32, heavy_threshold=10, unit_entries=100, block_threads=64)
+#: entries over 64 threads (2 warps, up to 2 entries per thread); light panels of 16
+#: columns by 8 rows in units of 256 entries (several groups of 128).
+TINY = dict(tile_rows=8, tile_cols=32, heavy_threshold=10, unit_entries=100, block_threads=64,
+            light_cols=16, light_rows=8, light_unit=256)
+#: The light entries' kernels.
+LIGHTS = ("panels", "csr")
 
 #: (semiring, dtype, masked): masked cases have iso values, x presence and a row mask.
 CASES = [
@@ -150,10 +155,39 @@ def test_pull_semirings(name, dt, masked, rng):
     H = GPUHeavyLight.from_csr(A.to_device("gpu"), **TINY)
     H.check_invariants()
     assert H.nunits > len(H.heavy_tiles) > 0 and H.light.nnz > 0, H.describe()
+    assert H.light_panels.nunits > 1 and H.light_panels.n_row_panels > 1
     want = expected(A, x, xpres, allow, sr)
     for stage_x in (True, False):  # x slice in shared memory, or gathered from global
-        y = run(H, x, xpres, allow, sr, stage_x=stage_x)
-        check(y, want, sr.types(A.dtype, x.dtype)[2])
+        for light in LIGHTS:
+            y = run(H, x, xpres, allow, sr, stage_x=stage_x, light=light)
+            check(y, want, sr.types(A.dtype, x.dtype)[2])
+
+
+@pytest.mark.parametrize("name,dt", [("plus_times", "float64"), ("min_plus", "float32"),
+                                     ("max_clip", "float32"), ("any_second", "int64"),
+                                     ("lor_land", "bool"), ("plus_times", "int8"),
+                                     ("times_plus", "int16"), ("max_min", "uint8"),
+                                     ("plus_absdiff", "float32")])
+def test_light_panels_long_rows(name, dt, rng):
+    """Light entries only: rows of 1000 entries in one column panel cross many groups of
+    128 (runs continue across lanes, warps and units); sparse rows elsewhere; x presence
+    and a row mask; several units per panel and row panels."""
+    sr = semiring(name) if name != "times_plus" else builtin.SEMIRINGS["times_plus"]
+    m, n = 300, 2100
+    pat = rng.random((m, n)) < 0.004
+    pat[[5, 6, 250], :1000] = rng.random((3, 1000)) < 0.97
+    pat[17] = True
+    rows, cols = np.nonzero(pat)
+    A = CSR.from_coo(rows, cols, rand_values(rng, rows.size, dt), (m, n))
+    H = GPUHeavyLight.from_csr(A.to_device("gpu"), heavy_threshold=10 ** 9,
+                               light_cols=1024, light_rows=64, light_unit=384)
+    H.check_invariants()
+    L = H.light_panels
+    assert H.nunits == 0 and L.nunits > 6 and L.npart < L.nnz
+    x = rand_values(rng, n, dt)
+    for xpres, allow in [(None, None), (rng.random(n) < 0.8, rng.random(m) < 0.7)]:
+        y = run(H, x, xpres, allow, sr)
+        check(y, expected(A, x, xpres, allow, sr), sr.types(A.dtype, x.dtype)[2])
 
 
 @pytest.mark.parametrize("threads,unit", [(32, 10), (64, 1000), (128, 1000), (256, 4096)])
@@ -178,8 +212,9 @@ def test_hub_row_heavier_than_a_tile(threads, unit, name, rng):
     allow = np.ones(m, bool)
     allow[[3, 21]] = False
     for xp_, al in [(None, None), (xpres, allow)]:
-        y = run(H, x, xp_, al, sr)
-        check(y, expected(A, x, xp_, al, sr), "float64")
+        for light in LIGHTS:
+            y = run(H, x, xp_, al, sr, light=light)
+            check(y, expected(A, x, xp_, al, sr), "float64")
 
 
 @pytest.mark.parametrize("iso", [False, True])
@@ -227,6 +262,8 @@ def test_masks_through_the_api(kind, monkeypatch, rng):
     monkeypatch.setattr(ghl, "DEFAULT_HEAVY_THRESHOLD", 6)
     monkeypatch.setattr(ghl, "DEFAULT_UNIT_ENTRIES", 100)
     monkeypatch.setattr(ghl, "DEFAULT_BLOCK_THREADS", 32)
+    monkeypatch.setattr(light_panels, "DEFAULT_PANEL_COLS", 8)
+    monkeypatch.setattr(light_panels, "DEFAULT_PANEL_ROWS", 16)
     m, n = 70, 90
     C = random_csr(rng, m, n, "float64")
     A = gb.Matrix.from_scipy(C.to_scipy()).to("gpu")
@@ -241,6 +278,7 @@ def test_masks_through_the_api(kind, monkeypatch, rng):
     assert plan.format == "gpu_heavy_light", plan.reason
     H = A.get_format("gpu_heavy_light")
     assert isinstance(H, GPUHeavyLight) and H.nunits > 0 and H.light.nnz > 0
+    assert H.light_panels is not None and H.light_panels.n_row_panels > 1
     want = ref.mxv(gbt.to_reference(A), gbt.to_reference(x), "plus_times",
                    mask=gbt.to_reference(mask))
     gbt.assert_equal(y, want)
@@ -257,8 +295,15 @@ def test_roundtrip_and_device_moves(rng):
             B = H.to_csr()
             assert B.dtype == A.dtype and B.is_iso == A.is_iso and B.iso_value == A.iso_value
             assert (B.to_scipy() != A.to_scipy()).nnz == 0 and B.nnz == A.nnz
+        Lg, Lc = Hg.light_panels, Hc.light_panels
         for a, b in [(Hg.hrow, Hc.hrow), (Hg.hcol, Hc.hcol), (Hg.units, Hc.units),
-                     (Hg.rp_units, Hc.rp_units), (Hg.col_perm, Hc.col_perm)]:
+                     (Hg.rp_units, Hc.rp_units), (Hg.col_perm, Hc.col_perm),
+                     (Lg.ent, Lc.ent), (Lg.val, Lc.val), (Lg.units, Lc.units),
+                     (Lg.gbase, Lc.gbase), (Lg.prow, Lc.prow), (Lg.chunks, Lc.chunks),
+                     (Lg.cptr, Lc.cptr)]:
+            if a is None:
+                assert b is None
+                continue
             np.testing.assert_array_equal(cp.asnumpy(a), b)
         assert Hg.nbytes == Hc.nbytes > 0
         padding = int(cp.count_nonzero(Hg.hrow == PAD))
@@ -269,7 +314,9 @@ def test_parameter_errors():
     A = CSR.empty((3, 3), np.float32, "cpu")
     for bad in [dict(tile_rows=0), dict(tile_rows=40000), dict(tile_cols=70000),
                 dict(heavy_threshold=0), dict(unit_entries=0), dict(block_threads=48),
-                dict(block_threads=2048), dict(reorder="rcm")]:
+                dict(block_threads=2048), dict(reorder="rcm"), dict(light="coo"),
+                dict(light_cols=0), dict(light_cols=40000), dict(light_rows=70000),
+                dict(light_unit=0)]:
         with pytest.raises(ValueError, match="gpu_heavy_light"):
             GPUHeavyLight.from_csr(A, **bad)
 
@@ -321,7 +368,10 @@ def test_property_against_the_oracle(data):
                   heavy_threshold=data.draw(st.integers(1, 4)),
                   unit_entries=data.draw(st.integers(1, 40)),
                   block_threads=data.draw(st.sampled_from([32, 64])),
-                  reorder=data.draw(st.sampled_from(["degree", None])))
+                  reorder=data.draw(st.sampled_from(["degree", None])),
+                  light_cols=data.draw(st.integers(1, 6)),
+                  light_rows=data.draw(st.integers(1, 5)),
+                  light_unit=data.draw(st.integers(1, 300)))
     keys = sorted(RA.data)
     rows = np.array([k[0] for k in keys], dtype=np.int64)
     cols = np.array([k[1] for k in keys], dtype=np.int64)
@@ -335,8 +385,9 @@ def test_property_against_the_oracle(data):
         x[k], xpres[k] = v, True
     use_mask = data.draw(st.booleans())
     al = allow if use_mask else None
-    y = run(H, x, xpres, al, sr)
     want = ref.mxv(RA, rx, sr)
     if al is not None:
         want.data = {i: v for i, v in want.data.items() if al[i]}
-    check(y, want, sr.types(np.dtype(dt), np.dtype(dt))[2])
+    for light in LIGHTS:
+        y = run(H, x, xpres, al, sr, light=light)
+        check(y, want, sr.types(np.dtype(dt), np.dtype(dt))[2])

@@ -86,6 +86,7 @@ from .. import dtypes
 from .._device import to_device, xp_for
 from .base import register_format
 from .csr import CSR
+from .light_panels import LightPanels, panel_params
 
 __all__ = ["GPUHeavyLight", "PAD"]
 
@@ -160,13 +161,16 @@ class GPUHeavyLight:
     total_span: int
     reorder: str | None = None
     device: str = "cpu"
+    light_panels: LightPanels | None = None
 
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_csr(cls, csr: CSR, *, tile_rows: int | None = None, tile_cols: int | None = None,
                  heavy_threshold: int | None = None, unit_entries: int | None = None,
                  block_threads: int | None = None,
-                 reorder: str | None = "degree") -> GPUHeavyLight:
+                 reorder: str | None = "degree", light: str = "panels",
+                 light_cols: int | None = None, light_rows: int | None = None,
+                 light_unit: int | None = None) -> GPUHeavyLight:
         """Tile ``csr`` (on its own device).
 
         Parameters
@@ -187,6 +191,12 @@ class GPUHeavyLight:
             :data:`DEFAULT_BLOCK_THREADS`); the stored layout depends on it.
         reorder : {"degree", None}
             Relabel the columns by decreasing in-degree before tiling, or keep them.
+        light : {"panels", "csr"}
+            Lay the light entries out in column panels as well
+            (:class:`~gblas.formats.light_panels.LightPanels`, MultiGraph's stream
+            buffer; the kernel then uses them), or keep only their CSR.
+        light_cols, light_rows, light_unit : int, optional
+            ``panel_cols``, ``panel_rows`` and ``unit_entries`` of the light panels.
 
         Returns
         -------
@@ -216,7 +226,16 @@ class GPUHeavyLight:
         if reorder not in ("degree", None):
             raise ValueError(f"gpu_heavy_light: reorder must be 'degree' or None, got "
                              f"{reorder!r}")
-        return _build(csr, TR, TC, thr, U, NT, reorder)
+        if light not in ("panels", "csr"):
+            raise ValueError(f"gpu_heavy_light: light must be 'panels' or 'csr', got "
+                             f"{light!r}")
+        lp = panel_params(light_cols, light_rows, light_unit, "gpu_heavy_light",
+                          ("light_cols", "light_rows", "light_unit"))
+        H = _build(csr, TR, TC, thr, U, NT, reorder)
+        if light == "panels" and H.light.nnz:
+            H.light_panels = LightPanels.from_csr(H.light, panel_cols=lp[0], panel_rows=lp[1],
+                                                  unit_entries=lp[2])
+        return H
 
     def to_csr(self) -> CSR:
         """The CSR this format was built from (entries sorted by row, then column)."""
@@ -275,13 +294,16 @@ class GPUHeavyLight:
     def nbytes(self) -> int:
         arrays = (self.hrow, self.hcol, self.hval, self.units, self.u_off, self.hrp,
                   self.rp_uptr, self.rp_units, self.col_perm)
-        return int(self.light.nbytes + sum(0 if a is None else a.nbytes for a in arrays))
+        lp = 0 if self.light_panels is None else self.light_panels.nbytes
+        return int(self.light.nbytes + lp
+                   + sum(0 if a is None else a.nbytes for a in arrays))
 
     def stats(self) -> dict:
         """Sizes for reports: tiles, units, heavy share, padding, partials, bytes per entry."""
         nnz = max(self.nnz, 1)
         stored = int(self.hrow.size)
-        return {"heavy_tiles": int(self.heavy_tiles.shape[0]), "units": self.nunits,
+        lp = {} if self.light_panels is None else self.light_panels.stats()
+        return lp | {"heavy_tiles": int(self.heavy_tiles.shape[0]), "units": self.nunits,
                 "heavy_share": self.n_heavy / nnz,
                 "padding": (stored - self.n_heavy) / max(stored, 1),
                 "partials_per_heavy_entry": self.total_span / max(self.n_heavy, 1),
@@ -301,9 +323,13 @@ class GPUHeavyLight:
         '1x2 tiles: 2 heavy (100% of entries) in 2 units, degree ordering'
         """
         order = f", {self.reorder} ordering" if self.reorder else ""
+        lp = self.light_panels
+        panels = "" if lp is None else \
+            f", light in {lp.panel_cols:,}-column panels ({lp.npart / max(lp.nnz, 1):.2f} " \
+            "partials per entry)"
         return (f"{self.tile_rows:,}x{self.tile_cols:,} tiles: {self.heavy_tiles.shape[0]} "
                 f"heavy ({100 * self.heavy_share:.0f}% of entries) in {self.nunits} "
-                f"units{order}")
+                f"units{order}{panels}")
 
     # ------------------------------------------------------------------- conversions
     def to_device(self, device: str) -> GPUHeavyLight:
@@ -316,7 +342,9 @@ class GPUHeavyLight:
                              mv(self.col_perm), self.n_heavy_cols, self.heavy_tiles,
                              self.n_heavy, self.tile_rows, self.tile_cols,
                              self.heavy_threshold, self.unit_entries, self.block_threads,
-                             self.total_span, self.reorder, device)
+                             self.total_span, self.reorder, device,
+                             None if self.light_panels is None
+                             else self.light_panels.to_device(device))
 
     def check_invariants(self) -> None:
         """Raise AssertionError when the structure is inconsistent (checked on the host)."""
@@ -325,6 +353,16 @@ class GPUHeavyLight:
         TR, TC, NT = self.tile_rows, self.tile_cols, self.block_threads
         c.light.check_invariants()
         assert c.light.shape == (m, n) and c.light.dtype == self.dtype
+        if c.light_panels is not None:
+            lp = c.light_panels
+            lp.check_invariants()
+            assert lp.shape == (m, n) and lp.nnz == c.light.nnz
+            r, k, v = lp.to_coo()
+            o = np.lexsort((k, r))
+            assert np.array_equal(r[o], c.light.row_indices())
+            assert np.array_equal(k[o], c.light.indices)
+            if v is not None:
+                assert np.array_equal(v[o], c.light.values, equal_nan=v.dtype.kind == "f")
         assert (c.hval is None) == (self.iso_value is not None) == (c.light.values is None)
         units = np.asarray(c.units, dtype=np.int64).reshape(-1, 6)
         nu = units.shape[0]

@@ -127,6 +127,13 @@ __device__ __forceinline__ double gb_shfl_xor(unsigned m, double v, int o) {
     return __shfl_xor_sync(m, v, o);
 }
 
+/* Warp shuffle down for every value type (1- and 2-byte types travel as int). */
+template <typename T>
+__device__ __forceinline__ T gb_shfl_down(unsigned m, T v, int o) {
+    if (sizeof(T) < 4) return (T)__shfl_down_sync(m, (int)v, o);
+    return (T)__shfl_down_sync(m, v, o);
+}
+
 /* Reinterpret the bits of one type as another of the same size. */
 template <typename To, typename From>
 __device__ __forceinline__ To gb_bitcast(From f) {

@@ -45,6 +45,7 @@ import numpy as np
 
 from ..registry import VecData, register
 from . import _cuda
+from .light_panels import light_panels_pull
 from .mxv import _bool_array, _densify, mxv_pull
 
 __all__ = ["heavy_partials", "heavy_source", "merge_heavy", "merge_source",
@@ -492,7 +493,8 @@ def merge_heavy(H: Any, part: Any, ppres: Any, y: Any, ypres: Any, allow: Any,
 
 @register("mxv", "gpu_heavy_light", "gpu", "pull")
 def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
-                         stage_x: bool = True, **knobs: Any) -> VecData:
+                         stage_x: bool = True, light: str | None = None,
+                         **knobs: Any) -> VecData:
     """Masked pull SpMV ``y[i] = add_k mul(A[i, k], x[k])`` over a :class:`GPUHeavyLight`.
 
     Parameters
@@ -510,9 +512,12 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
     stage_x : bool, default True
         Stage each unit's slice of ``x`` in shared memory (MultiGraph's way), or gather
         ``x`` from global memory through the L1 (no shared memory: more blocks per SM).
+    light : {"panels", "csr"}, optional
+        Kernels of the light entries: the column panels (:mod:`.light_panels`; the
+        default when the format holds them) or the CSR pull kernels.
     **knobs
-        Passed to the CSR pull kernels of the light entries (see
-        :func:`.mxv.pull_schedule`).
+        Passed to the light kernels: ``threads`` for the panels, the
+        :func:`.mxv.pull_schedule` knobs for the CSR.
 
     Returns
     -------
@@ -530,8 +535,16 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
     part = ppres = None
     if H.nunits:
         part, ppres = heavy_partials(H, x, allow, semiring, types, stage_x=stage_x)
+    if light not in (None, "panels", "csr"):
+        raise ValueError(f"mxv gpu_heavy_light: light must be 'panels' or 'csr', got {light!r}")
+    if light == "panels" and H.light_panels is None and H.light.nnz:
+        raise ValueError("mxv gpu_heavy_light: light='panels' needs a format built with "
+                         "light='panels'")
     if H.light.nnz:
-        yl = mxv_pull(H.light, x, allow, semiring, types, **knobs)
+        if H.light_panels is not None and light != "csr":
+            yl = light_panels_pull(H.light_panels, x, allow, semiring, types, **knobs)
+        else:
+            yl = mxv_pull(H.light, x, allow, semiring, types, **knobs)
         y, ypres = yl.values, yl.present
     else:
         y = cp.zeros(m, dtype=r)

@@ -1,0 +1,337 @@
+"""GPU pull SpMV over light column panels (:mod:`gblas.formats.light_panels`, MultiGraphD).
+
+Two kernels:
+
+1. ``gb_lp_stream`` -- one thread block per unit (a run of one column panel's entries).
+   The block copies the panel's slice of ``x`` (and its flags) into shared memory, then
+   every warp takes groups of 128 entries, 4 consecutive ones per lane (one 8-byte load of
+   their 16-bit column offsets).  A lane folds its entries run by run (a run: a row's
+   entries within the group) and writes the runs that close inside it; the run open at
+   its end continues into the next lanes, whose leading entries are summed by a segmented
+   suffix scan over the warp (shuffles), and the lane where the run began writes it.  So
+   every run is written once, with no atomics, into the stream buffer of partial results.
+2. ``gb_lp_reduce`` -- one thread block per row panel.  Its accumulators (one per row, at
+   the monoid's identity) and presence flags live in shared memory; the warps read the
+   panel's chunks of partials (coalesced) and fold each into its row's accumulator with
+   the push kernel's atomic update (:func:`.mxv.scatter_plan`: a native atomic where one
+   exists, a compare-and-swap loop otherwise), then the block writes ``y`` and its flags.
+
+A row mask (``allow``) is applied when ``y`` is written: disallowed rows get no entry
+(their products are still computed).
+
+Floating-point sums fold the partials of a row in the order the atomic updates arrive, so
+the last bits of a ``plus`` result may differ between calls (as with any atomic GPU
+reduction); ``min``, ``max``, integer and boolean monoids give identical results.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+import cupy as cp
+import numpy as np
+
+from ..registry import VecData
+from . import _cuda
+from .mxv import _bool_array, scatter_plan
+
+__all__ = ["light_panels_pull", "panels_source"]
+
+_BODY = r"""
+#define GB_K 4
+#define GB_GROUP (32 * GB_K)
+#define GB_HEAD 0x8000u
+
+__device__ __forceinline__ void gb_lp_fold(bool& h, R_t& a, bool oh, R_t o) {
+    if (oh) {
+        a = h ? gb_add(a, o) : o;
+        h = true;
+    }
+}
+
+extern "C" __global__ void gb_lp_stream(
+    const unsigned short* __restrict__ ent, const av_t* __restrict__ val,
+    const xv_t* __restrict__ X, const bool* __restrict__ xpres, long long nx,
+    const long long* __restrict__ units, const long long* __restrict__ gbase,
+    R_t* __restrict__ part, bool* __restrict__ ppres)
+{
+    extern __shared__ __align__(16) unsigned char gb_dyn[];
+    xv_t* sx = (xv_t*)gb_dyn;
+#if GB_XPRES
+    bool* sxp = (bool*)(sx + GB_W);
+#endif
+    const long long* U = units + 3 * (long long)blockIdx.x;
+    const long long c0 = U[0] * (long long)GB_W, e0 = U[1], e1 = U[2];
+    const int ncl = (int)(nx - c0 < GB_W ? nx - c0 : GB_W);
+    for (int k = threadIdx.x; k < ncl; k += blockDim.x) {
+        sx[k] = X[c0 + k];
+#if GB_XPRES
+        sxp[k] = xpres[c0 + k];
+#endif
+    }
+    __syncthreads();
+#if GB_ISO
+    const T_t aiso = (T_t)val[0];
+#endif
+    const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
+    const unsigned lt = (1u << lane) - 1u;
+    for (long long g = e0 / GB_GROUP + (threadIdx.x >> 5); g * GB_GROUP < e1; g += nw) {
+        const long long base = g * GB_GROUP + GB_K * lane;
+        /* the 4 column offsets in one 8-byte load (groups never pass the padded end) */
+        const uint2 raw = *reinterpret_cast<const uint2*>(ent + base);
+        const unsigned pk[GB_K] = {raw.x & 0xffffu, raw.x >> 16, raw.y & 0xffffu, raw.y >> 16};
+        bool ok[GB_K], hd[GB_K];
+        R_t v[GB_K];
+        int nh = 0;
+#pragma unroll
+        for (int k = 0; k < GB_K; ++k) {
+            const bool valid = base + k < e1;
+            const unsigned c = pk[k] & (GB_HEAD - 1u);
+            hd[k] = valid && ((pk[k] & GB_HEAD) || (lane == 0 && k == 0));
+            nh += hd[k];
+            ok[k] = valid;
+#if GB_XPRES
+            ok[k] = ok[k] && sxp[c];
+#endif
+#if GB_ISO
+            v[k] = (R_t)gb_mul(aiso, (T_t)sx[c]);
+#else
+            v[k] = (R_t)gb_mul((T_t)val[base + k], (T_t)sx[c]);
+#endif
+        }
+        /* this lane's first partial: the group's base + the runs begun in earlier lanes */
+        int before = nh;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const int t = __shfl_up_sync(0xffffffffu, before, o);
+            if (lane >= o) before += t;
+        }
+        long long at = gbase[g] + (before - nh);
+        /* fold run by run: `ah, aa` what precedes the lane's first run start (the tail of
+           an earlier lane's run), `ch, ca` the run in progress */
+        bool ah = false, ch = false, seen = false;
+        R_t aa = (R_t)0, ca = (R_t)0;
+#pragma unroll
+        for (int k = 0; k < GB_K; ++k) {
+            if (hd[k]) {
+                if (seen) {
+                    part[at] = ca;
+#if GB_XPRES
+                    ppres[at] = ch;
+#endif
+                    ++at;
+                } else {
+                    ah = ch;
+                    aa = ca;
+                }
+                seen = true;
+                ch = false;
+            }
+            gb_lp_fold(ch, ca, ok[k], v[k]);
+        }
+        if (!seen) {
+            ah = ch;
+            aa = ca;
+        }
+        /* segmented suffix scan of (ah, aa): a segment ends at the first lane (inclusive)
+           where a run starts */
+        const unsigned starts = __ballot_sync(0xffffffffu, seen);
+        const unsigned ge = starts & ~lt;
+        const int last = ge ? __ffs(ge) - 1 : 31;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const R_t oa = gb_shfl_down(0xffffffffu, aa, o);
+            const bool oh = gb_shfl_down(0xffffffffu, ah, o);
+            if (lane + o <= last) gb_lp_fold(ah, aa, oh, oa);
+        }
+        const R_t na = gb_shfl_down(0xffffffffu, aa, 1);
+        const bool nh2 = gb_shfl_down(0xffffffffu, ah, 1);
+        if (seen) {
+            if (lane < 31) gb_lp_fold(ch, ca, nh2, na);
+            part[at] = ca;
+#if GB_XPRES
+            ppres[at] = ch;
+#endif
+        }
+    }
+}
+
+extern "C" __global__ void gb_lp_reduce(
+    const R_t* __restrict__ part, const bool* __restrict__ ppres,
+    const unsigned short* __restrict__ prow, const long long* __restrict__ cptr,
+    const long long* __restrict__ chunks, long long m, const bool* __restrict__ allow,
+    R_t* __restrict__ y, bool* __restrict__ ypres)
+{
+    extern __shared__ __align__(16) unsigned char gb_dyn[];
+    acc_t* acc = (acc_t*)gb_dyn;
+    bool* sh = (bool*)(acc + GB_RR);
+    const long long r0 = (long long)blockIdx.x * GB_RR;
+    const int nr = (int)(m - r0 < GB_RR ? m - r0 : GB_RR);
+    for (int k = threadIdx.x; k < nr; k += blockDim.x) {
+        acc[k] = GB_IDENT;
+        sh[k] = false;
+    }
+    __syncthreads();
+    const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
+    const long long c1 = cptr[blockIdx.x + 1];
+    for (long long c = cptr[blockIdx.x] + (threadIdx.x >> 5); c < c1; c += nw) {
+        const long long a = chunks[2 * c], b = chunks[2 * c + 1];
+        for (long long k0 = a; k0 < b; k0 += 32 * GB_K) {
+            R_t v[GB_K];
+            int r[GB_K];
+            bool ok[GB_K];
+#pragma unroll
+            for (int j = 0; j < GB_K; ++j) {
+                const long long k = k0 + lane + 32 * j;
+                ok[j] = k < b;
+                const long long kk = ok[j] ? k : a;   /* clamped: no branch before loads */
+                v[j] = part[kk];
+                r[j] = (int)prow[kk];
+#if GB_XPRES
+                ok[j] = ok[j] && ppres[kk];
+#endif
+            }
+#pragma unroll
+            for (int j = 0; j < GB_K; ++j) {
+                if (ok[j]) {
+                    gb_scatter(acc + r[j], v[j]);
+                    sh[r[j]] = true;
+                }
+            }
+        }
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < nr; k += blockDim.x) {
+        const long long row = r0 + k;
+        bool h = sh[k];
+#if GB_ALLOW
+        h = h && allow[row];
+#endif
+        y[row] = h ? (R_t)acc[k] : (R_t)0;
+        ypres[row] = h;
+    }
+}
+"""
+
+#: Threads per block of both kernels.
+THREADS = 1024
+
+
+@functools.lru_cache(maxsize=512)
+def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xpres: bool,
+                  allow: bool, panel_cols: int, panel_rows: int) -> tuple[str, np.dtype]:
+    """CUDA source of ``gb_lp_stream`` and ``gb_lp_reduce``, and the accumulator dtype.
+
+    Parameters
+    ----------
+    semiring : Semiring
+        Any semiring (its ``cuda_expr()`` snippets are inlined; the ``add`` monoid's
+        identity starts the accumulators).
+    types : tuple of numpy.dtype
+        ``(T, M, R)`` of :meth:`Semiring.types`.
+    av, xv : numpy.dtype
+        dtypes of the stored values and of ``x``.
+    iso, xpres, allow : bool
+        Iso values (``val[0]``); ``x`` has presence flags; a row mask is given.
+    panel_cols, panel_rows : int
+        The layout's panel sizes.
+
+    Returns
+    -------
+    (str, numpy.dtype)
+
+    Examples
+    --------
+    >>> from gblas.semirings import builtin
+    >>> f4 = np.dtype("float32")
+    >>> src, acc = panels_source(builtin.SEMIRINGS["min_plus"], (f4, f4, f4), av=f4, xv=f4,
+    ...                          iso=False, xpres=False, allow=False, panel_cols=16384,
+    ...                          panel_rows=16384)
+    >>> acc, "gb_lp_reduce" in src, "#define GB_IDENT ((acc_t)((float)(CUDART_INF)))" in src
+    (dtype('float32'), True, True)
+    """
+    r = np.dtype(types[2])
+    acc, scatter = scatter_plan(semiring.add, r)
+    ident = semiring.add.identity_for(r)
+    return (
+        _cuda.PREAMBLE
+        + _cuda.semiring_snippet(semiring, types)
+        + _cuda.typedefs(av_t=av, xv_t=xv, acc_t=acc)
+        + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
+                        GB_RR=int(panel_rows),
+                        GB_IDENT=f"((acc_t){_cuda.c_literal(ident, r)})")
+        + scatter
+        + _BODY
+    ), acc
+
+
+def _smem(fn: Any, nbytes: int, what: str, fix: str) -> None:
+    most = _cuda.max_block_smem()
+    if nbytes > most:
+        raise ValueError(f"mxv gpu_heavy_light: {what} needs {nbytes} bytes of shared memory "
+                         f"(a thread block has {most}); {fix}")
+    _cuda.allow_dynamic_smem(fn, nbytes)
+
+
+def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
+                      threads: int = THREADS) -> VecData:
+    """``y = A x`` over the entries of a :class:`~gblas.formats.light_panels.LightPanels`.
+
+    Parameters
+    ----------
+    L : LightPanels
+        The layout, on the GPU.
+    x : VecData
+        Dense vector of length ``L.shape[1]`` (``present`` None: every entry exists).
+    allow : cupy.ndarray of bool or None
+        Rows where it is False get no entry.
+    semiring : Semiring
+        Any semiring, user-defined ones included.
+    types : tuple of numpy.dtype
+        ``(T, M, R)`` of :meth:`Semiring.types`.
+    threads : int, default 1024
+        Threads per block (a multiple of 32).
+
+    Returns
+    -------
+    VecData
+        Dense, dtype R, with ``present`` flags.
+
+    Raises
+    ------
+    ValueError
+        When a column panel's ``x`` or a row panel's accumulators do not fit the shared
+        memory of a thread block.
+    """
+    m = L.shape[0]
+    types = tuple(np.dtype(d) for d in types)
+    r = types[2]
+    y = cp.empty(m, dtype=r)
+    ypres = cp.empty(m, dtype=np.bool_)
+    if m == 0:
+        return VecData(0, None, y, ypres)
+    xv = x.values
+    xpres = None if x.present is None else _bool_array(x.present)
+    val = L.val if L.val is not None else cp.full(1, L.iso_value, dtype=L.dtype)
+    src, acc = panels_source(semiring, types, av=val.dtype, xv=xv.dtype, iso=L.val is None,
+                             xpres=xpres is not None, allow=allow is not None,
+                             panel_cols=L.panel_cols, panel_rows=L.panel_rows)
+    part = cp.empty(max(L.npart, 1), dtype=r)
+    ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else _cuda.dummy()
+    if L.nunits:
+        fn = _cuda.get_function(src, "gb_lp_stream")
+        dyn = L.panel_cols * (xv.dtype.itemsize + (xpres is not None))
+        _smem(fn, dyn, f"a column panel of {L.panel_cols} values of {xv.dtype.name}",
+              "build the format with a smaller light_cols")
+        fn((L.nunits,), (int(threads),),
+           (L.ent, val, xv, xpres if xpres is not None else _cuda.dummy(),
+            np.int64(xv.size), L.units, L.gbase, part, ppres), shared_mem=dyn)
+    fn = _cuda.get_function(src, "gb_lp_reduce")
+    dyn = L.panel_rows * (acc.itemsize + 1)
+    _smem(fn, dyn, f"a row panel of {L.panel_rows} accumulators of {acc.name}",
+          "build the format with a smaller light_rows")
+    fn((L.n_row_panels,), (int(threads),),
+       (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m),
+        allow if allow is not None else _cuda.dummy(), y, ypres), shared_mem=dyn)
+    return VecData(m, None, y, ypres)

@@ -1,0 +1,323 @@
+"""Light column panels: MultiGraphD's stream buffer for the entries of the light tiles.
+
+MultiGraph (section 4, "MultiGraphD") processes the light tiles of a **column panel**
+together: one thread block holds the panel's slice of ``x`` in shared memory, streams the
+panel's entries and writes their products to a stream buffer; a second phase reduces the
+stream buffer per **row panel** in shared memory.  This module holds that layout for the
+light entries of :class:`~gblas.formats.gpu_heavy_light.GPUHeavyLight` (any CSR, in fact);
+the kernels are in :mod:`gblas.backends.gpu.light_panels`.
+
+Layout (entries sorted by (column panel, row, column); column panels over the *original*
+column ids, so that staging a panel's ``x`` is one contiguous copy):
+
+* ``ent`` -- uint16 per entry: the column offset in its panel (15 bits) and
+  :data:`HEAD` when the entry starts a row of its panel;
+* ``val`` -- the values in the same order (None when iso);
+* every panel's entries are padded to a whole number of groups of :data:`GROUP` entries
+  (one warp step: 32 lanes of 4 consecutive entries each); a group also starts a new run at
+  its first entry, so that the runs of a group never continue in the next;
+* a **run** is a row's consecutive entries within one group: phase 1 writes one partial
+  result per run (``gbase[g]`` is the first partial of group ``g``; runs are numbered in
+  entry order), and ``prow`` holds the row offset (within its row panel) of every partial;
+* the partials of one (column panel, row panel) pair form a **chunk**; ``chunks`` holds
+  ``(first, end)`` of every chunk grouped by row panel (``cptr``), which is what phase 2
+  reads (a row of many entries has a run in every group it touches, so phase 2 folds
+  with atomic updates of its shared-memory accumulators);
+* ``units`` -- int64 ``(nunits, 3)``: ``panel, first entry, end`` (entries of one panel,
+  the first a multiple of :data:`GROUP`, at most ``unit_entries``): one thread block each.
+
+Examples
+--------
+>>> import numpy as np
+>>> A = CSR.from_coo(np.array([0, 0, 1, 2]), np.array([0, 3, 1, 3]), np.arange(4.0), (3, 4))
+>>> L = LightPanels.from_csr(A, panel_cols=2, panel_rows=2)
+>>> L.nunits, L.npart                 # panel 0: rows 0, 1; panel 1: rows 0, 2
+(2, 4)
+>>> L.prow.tolist(), L.chunks.tolist()   # row panel 0 (rows 0-1), then row panel 1
+([0, 1, 0, 0], [[0, 2], [2, 3], [3, 4]])
+>>> L.check_invariants()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._device import to_device, xp_for
+from .csr import CSR
+
+__all__ = ["GROUP", "HEAD", "LightPanels", "panel_params"]
+
+#: Entries of one warp step (32 lanes x 4 consecutive entries).
+GROUP = 128
+#: Bit of ``ent`` marking the first entry of a row in its panel.
+HEAD = 0x8000
+#: Columns per column panel: one thread block stages this many ``x`` values (64 KiB of
+#: float32).  On an H100 (Kronecker scale 25, a prototype of these kernels) 16384-column
+#: panels ran phase 1 in 2.7 ms and 32768-column panels (one block per SM) in 4.4 ms.
+DEFAULT_PANEL_COLS = 16384
+#: Rows per row panel of phase 2 (accumulators in shared memory: 80 KiB for float32, 144
+#: KiB for float64 with the flags).
+DEFAULT_PANEL_ROWS = 16384
+#: Most entries of a unit (a thread block of phase 1).
+DEFAULT_UNIT_ENTRIES = 1 << 18
+
+
+@dataclass(eq=False)
+class LightPanels:
+    """The stream-buffer layout of a CSR's entries by column panel (see the module
+    documentation).  Build it with :meth:`from_csr`."""
+
+    shape: tuple[int, int]
+    dtype: np.dtype
+    iso_value: Any
+    ent: Any
+    val: Any
+    units: Any
+    gbase: Any
+    prow: Any
+    cptr: Any
+    chunks: Any
+    nnz: int
+    npart: int
+    panel_cols: int
+    panel_rows: int
+    unit_entries: int
+    device: str = "cpu"
+
+    @classmethod
+    def from_csr(cls, csr: CSR, *, panel_cols: int | None = None,
+                 panel_rows: int | None = None, unit_entries: int | None = None
+                 ) -> LightPanels:
+        """Lay out the entries of ``csr`` (on its own device) by column panel.
+
+        Parameters
+        ----------
+        csr : CSR
+            The matrix.
+        panel_cols : int, optional
+            Columns per column panel, in [1, 32768] (default :data:`DEFAULT_PANEL_COLS`).
+        panel_rows : int, optional
+            Rows per row panel, in [1, 65536] (default :data:`DEFAULT_PANEL_ROWS`).
+        unit_entries : int, optional
+            Most entries per unit, rounded up to a multiple of :data:`GROUP` (default
+            :data:`DEFAULT_UNIT_ENTRIES`).
+
+        Returns
+        -------
+        LightPanels
+
+        Raises
+        ------
+        ValueError
+            On a parameter out of range.
+        """
+        return _build(csr, *panel_params(panel_cols, panel_rows, unit_entries))
+
+    # -------------------------------------------------------------------- properties
+    @property
+    def nunits(self) -> int:
+        return int(self.units.shape[0])
+
+    @property
+    def n_row_panels(self) -> int:
+        return int(self.cptr.size) - 1
+
+    @property
+    def nbytes(self) -> int:
+        arrays = (self.ent, self.val, self.units, self.gbase, self.prow, self.cptr,
+                  self.chunks)
+        return int(sum(0 if a is None else a.nbytes for a in arrays))
+
+    def stats(self) -> dict:
+        """Sizes for reports: partials per entry, padding, units, chunks."""
+        nnz = max(self.nnz, 1)
+        return {"light_partials_per_entry": self.npart / nnz,
+                "light_padding": (int(self.ent.size) - self.nnz) / max(int(self.ent.size), 1),
+                "light_units": self.nunits, "light_chunks": int(self.chunks.shape[0]),
+                "panel_cols": self.panel_cols, "panel_rows": self.panel_rows}
+
+    def to_device(self, device: str) -> LightPanels:
+        if device == self.device:
+            return self
+        mv = lambda a: to_device(a, device)  # noqa: E731
+        return LightPanels(self.shape, self.dtype, self.iso_value, mv(self.ent), mv(self.val),
+                           mv(self.units), mv(self.gbase), mv(self.prow), mv(self.cptr),
+                           mv(self.chunks), self.nnz, self.npart, self.panel_cols,
+                           self.panel_rows, self.unit_entries, device)
+
+    def to_coo(self) -> tuple[np.ndarray, np.ndarray, Any]:
+        """Rows, columns and values (None when iso) of the entries, decoded on the host
+        from the layout alone (panel order)."""
+        c = self.to_device("cpu")
+        W, RR = self.panel_cols, self.panel_rows
+        units = np.asarray(c.units, dtype=np.int64).reshape(-1, 3)
+        rows, cols, pos = [], [], []
+        gbase = np.asarray(c.gbase, dtype=np.int64)
+        prow = np.asarray(c.prow, dtype=np.int64)
+        # the row panel of every partial, from the chunk table
+        pq = np.full(self.npart, -1, dtype=np.int64)
+        ch = np.asarray(c.chunks, dtype=np.int64).reshape(-1, 2)
+        cptr = np.asarray(c.cptr, dtype=np.int64)
+        for q in range(cptr.size - 1):
+            for a, b in ch[cptr[q]:cptr[q + 1]]:
+                pq[a:b] = q
+        for p, s, e in units:
+            k = np.arange(s, e)
+            ent = np.asarray(c.ent[s:e], dtype=np.int64)
+            starts = ((ent & HEAD) != 0) | (k % GROUP == 0)
+            g = k // GROUP
+            run = np.cumsum(starts) - 1
+            # partial index of each entry: its group's base + its run's rank in the group
+            first_run = np.zeros_like(run)
+            newg = np.ones(k.size, bool)
+            newg[1:] = g[1:] != g[:-1]
+            first_run[newg] = run[newg]
+            first_run = np.maximum.accumulate(np.where(newg, first_run, 0))
+            part = gbase[g] + run - first_run
+            rows.append(pq[part] * RR + prow[part])
+            cols.append(p * W + (ent & (HEAD - 1)))
+            pos.append(k)
+        if not rows:
+            e = np.zeros(0, dtype=np.int64)
+            return e, e, None if c.val is None else np.asarray(c.val[:0])
+        pos_a = np.concatenate(pos)
+        vals = None if c.val is None else np.asarray(c.val)[pos_a]
+        return np.concatenate(rows), np.concatenate(cols), vals
+
+    def check_invariants(self) -> None:
+        """Raise AssertionError when the structure is inconsistent (checked on the host)."""
+        c = self.to_device("cpu")
+        m, n = self.shape
+        W, RR = self.panel_cols, self.panel_rows
+        units = np.asarray(c.units, dtype=np.int64).reshape(-1, 3)
+        assert c.ent.dtype == np.uint16 and c.prow.dtype == np.uint16
+        assert c.ent.size % GROUP == 0
+        assert (c.val is None) == (self.iso_value is not None)
+        if c.val is not None:
+            assert c.val.shape == c.ent.shape and c.val.dtype == self.dtype
+        assert np.all(units[:, 1] % GROUP == 0) and np.all(units[:, 2] > units[:, 1])
+        assert np.all(units[:, 2] - units[:, 1] <= self.unit_entries)
+        assert np.all(np.diff(units[:, 1]) > 0), "units in entry order"
+        assert self.nnz == int((units[:, 2] - units[:, 1]).sum())
+        gb = np.asarray(c.gbase, dtype=np.int64)
+        assert gb.size == c.ent.size // GROUP and np.all(np.diff(gb) >= 0)
+        assert int(np.asarray(c.prow).size) == self.npart
+        assert np.all(np.asarray(c.prow, dtype=np.int64) < RR)
+        nq = -(-m // RR) if m else 0
+        cptr = np.asarray(c.cptr, dtype=np.int64)
+        ch = np.asarray(c.chunks, dtype=np.int64).reshape(-1, 2)
+        assert cptr.shape == (nq + 1,) and cptr[0] == 0 and cptr[-1] == ch.shape[0]
+        covered = np.zeros(self.npart, dtype=np.int64)
+        for a, b in ch:
+            assert 0 <= a < b <= self.npart
+            covered[a:b] += 1
+        assert np.all(covered == 1), "every partial in exactly one chunk"
+        rows, cols, _ = c.to_coo()
+        assert np.all((rows >= 0) & (rows < m)) and np.all((cols >= 0) & (cols < n))
+        key = (cols // W) * max(m, 1) * W + rows * W + cols % W
+        assert np.all(np.diff(key) > 0), "entries sorted by (panel, row, column), unique"
+
+
+def panel_params(panel_cols: int | None, panel_rows: int | None, unit_entries: int | None,
+                 who: str = "light panels",
+                 names: tuple[str, str, str] = ("panel_cols", "panel_rows", "unit_entries")
+                 ) -> tuple[int, int, int]:
+    """The checked ``(panel_cols, panel_rows, unit_entries)`` with defaults filled in,
+    ``unit_entries`` rounded up to a multiple of :data:`GROUP`.
+
+    Examples
+    --------
+    >>> panel_params(None, 100, 200)
+    (16384, 100, 256)
+    >>> panel_params(0, None, None)
+    Traceback (most recent call last):
+    ...
+    ValueError: light panels: panel_cols must be in [1, 32768], got 0
+    """
+    W = int(panel_cols) if panel_cols is not None else DEFAULT_PANEL_COLS
+    RR = int(panel_rows) if panel_rows is not None else DEFAULT_PANEL_ROWS
+    U = int(unit_entries) if unit_entries is not None else DEFAULT_UNIT_ENTRIES
+    if not 1 <= W <= HEAD:
+        raise ValueError(f"{who}: {names[0]} must be in [1, {HEAD}], got {W}")
+    if not 1 <= RR <= 65536:
+        raise ValueError(f"{who}: {names[1]} must be in [1, 65536], got {RR}")
+    if U < 1:
+        raise ValueError(f"{who}: {names[2]} must be >= 1, got {U}")
+    return W, RR, -(-U // GROUP) * GROUP
+
+
+def _exclusive_cumsum(xp: Any, a: Any) -> Any:
+    out = xp.zeros(a.size, dtype=np.int64)
+    if a.size > 1:
+        xp.cumsum(a[:-1], out=out[1:])
+    return out
+
+
+def _build(csr: CSR, W: int, RR: int, U: int) -> LightPanels:
+    xp = xp_for(csr.device)
+    m, n = (int(s) for s in csr.shape)
+    nnz = csr.nnz
+    npn = -(-n // W) if n else 0
+    nq = -(-m // RR) if m else 0
+    if npn * max(m, 1) * W >= 2 ** 63:
+        raise ValueError(f"light panels: a {m}x{n} matrix is too large for 64-bit keys")
+    iso = csr.values is None
+    rows = csr.row_indices()
+    cols = csr.indices.astype(np.int64)
+    panel = cols // W
+    order = xp.argsort(panel * (max(m, 1) * W) + rows * W + (cols - panel * W))
+    ps, rs, cs = panel[order], rows[order], cols[order]
+    del rows, cols, panel
+    pc = xp.bincount(ps, minlength=npn) if nnz else xp.zeros(npn, dtype=np.int64)
+    padded = -(-pc // GROUP) * GROUP
+    p0 = _exclusive_cumsum(xp, padded)
+    tot = int(padded.sum()) if npn else 0
+    pos = xp.arange(nnz, dtype=np.int64) - _exclusive_cumsum(xp, pc)[ps] + p0[ps]
+    head = xp.ones(nnz, dtype=bool)
+    if nnz > 1:
+        head[1:] = (rs[1:] != rs[:-1]) | (ps[1:] != ps[:-1])
+    ent = xp.zeros(tot, dtype=np.uint16)
+    ent[pos] = (cs - ps * W).astype(np.uint16) | (head.astype(np.uint16) << 15)
+    val = None
+    if not iso:
+        val = xp.zeros(tot, dtype=csr.values.dtype)
+        val[pos] = csr.values[order]
+    del order, cs
+    # partials: one per run (a row's entries within a group)
+    run = head | (pos % GROUP == 0)
+    ngroups = tot // GROUP
+    hidx = xp.flatnonzero(run)
+    gcount = xp.bincount(pos[hidx] // GROUP, minlength=ngroups) if nnz else \
+        xp.zeros(ngroups, dtype=np.int64)
+    gbase = _exclusive_cumsum(xp, gcount)
+    npart = int(hidx.size)
+    prow_g = rs[hidx]
+    prow = (prow_g % RR).astype(np.uint16)
+    pkey = ps[hidx] * max(nq, 1) + prow_g // RR
+    # chunks: runs of equal (panel, row panel) among the partials, grouped by row panel
+    if npart:
+        brk = xp.flatnonzero(pkey[1:] != pkey[:-1]) + 1
+        starts = xp.concatenate([xp.zeros(1, dtype=np.int64), brk.astype(np.int64)])
+        ends = xp.concatenate([brk.astype(np.int64), xp.full(1, npart, dtype=np.int64)])
+        ckey = pkey[starts]
+        cq = ckey % nq
+        corder = xp.argsort(cq * max(npn, 1) + ckey // nq)
+        chunks = xp.stack([starts[corder], ends[corder]], axis=1)
+        cptr = xp.searchsorted(cq[corder], xp.arange(nq + 1, dtype=np.int64)).astype(np.int64)
+    else:
+        chunks = xp.zeros((0, 2), dtype=np.int64)
+        cptr = xp.zeros(nq + 1, dtype=np.int64)
+    # units: pieces of at most U entries of every panel (built on the host: one per block)
+    pc_h = np.asarray(to_device(pc, "cpu"), dtype=np.int64)
+    p0_h = np.asarray(to_device(p0, "cpu"), dtype=np.int64)
+    nu = -(-pc_h // U)
+    up = np.repeat(np.arange(npn, dtype=np.int64), nu)
+    k = np.arange(up.size, dtype=np.int64) - np.repeat(_exclusive_cumsum(np, nu), nu)
+    first = p0_h[up] + k * U
+    end = np.minimum(first + U, p0_h[up] + pc_h[up])
+    units = to_device(np.stack([up, first, end], axis=1).reshape(-1, 3), csr.device)
+    return LightPanels((m, n), np.dtype(csr.dtype), csr.iso_value, ent, val, units, gbase,
+                       prow, cptr, chunks, nnz, npart, W, RR, U, csr.device)

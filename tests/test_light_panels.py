@@ -1,0 +1,116 @@
+"""The light column panel layout (:mod:`gblas.formats.light_panels`), on the host.
+
+The GPU kernels are tested against the oracle in ``test_gpu_heavy_light.py``; here the
+layout itself is checked on any machine: its invariants, that it decodes to the matrix it
+was built from, and that folding it the way the kernels do (one partial per run of a
+group, runs numbered from ``gbase``, partials reduced per row panel through ``chunks``)
+gives ``A @ x``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gblas.formats.csr import CSR
+from gblas.formats.gpu_heavy_light import GPUHeavyLight
+from gblas.formats.light_panels import GROUP, HEAD, LightPanels, panel_params
+
+
+def fold_like_the_kernels(L: LightPanels, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``plus_times`` over the layout, following the kernels' partial numbering."""
+    m = L.shape[0]
+    ent = np.asarray(L.ent, dtype=np.int64)
+    part = np.zeros(max(L.npart, 1))
+    written = np.zeros(max(L.npart, 1), dtype=np.int64)
+    for p, s, e in np.asarray(L.units):
+        for g0 in range(s, e, GROUP):
+            at = int(L.gbase[g0 // GROUP]) - 1
+            for k in range(g0, min(g0 + GROUP, e)):
+                if ent[k] & HEAD or k == g0:   # a run starts: the next partial
+                    at += 1
+                    written[at] += 1
+                a = L.iso_value if L.val is None else L.val[k]
+                part[at] += a * x[p * L.panel_cols + (ent[k] & (HEAD - 1))]
+    assert np.all(written[:L.npart] == 1), "every partial written by exactly one run"
+    y = np.zeros(m)
+    pres = np.zeros(m, dtype=bool)
+    RR = L.panel_rows
+    for q in range(L.n_row_panels):
+        for a, b in np.asarray(L.chunks)[L.cptr[q]:L.cptr[q + 1]]:
+            rows = q * RR + np.asarray(L.prow[a:b], dtype=np.int64)
+            np.add.at(y, rows, part[a:b])
+            pres[rows] = True
+    return y, pres
+
+
+@st.composite
+def layouts(draw):
+    m = draw(st.integers(0, 40))
+    n = draw(st.integers(0, 40))
+    seed = draw(st.integers(0, 2 ** 32 - 1))
+    rng = np.random.default_rng(seed)
+    pat = rng.random((m, n)) < draw(st.floats(0, 0.6))
+    if m and n and draw(st.booleans()):
+        pat[rng.integers(m)] = True          # a long row across groups
+    rows, cols = np.nonzero(pat)
+    iso = draw(st.booleans())
+    A = CSR.from_coo(rows, cols, None if iso else rng.random(rows.size) + 0.5, (m, n),
+                     **({"iso_value": 2.0} if iso else {}))
+    params = dict(panel_cols=draw(st.integers(1, 20)), panel_rows=draw(st.integers(1, 20)),
+                  unit_entries=draw(st.integers(1, 400)))
+    return A, params, rng.random(n)
+
+
+@settings(max_examples=60, deadline=None)
+@given(layouts())
+def test_layout_decodes_and_folds_to_the_product(case):
+    A, params, x = case
+    L = LightPanels.from_csr(A, **params)
+    L.check_invariants()
+    assert L.nnz == A.nnz and L.ent.size % GROUP == 0
+    r, c, v = L.to_coo()
+    o = np.lexsort((c, r))
+    S = A.to_scipy()
+    assert np.array_equal(r[o], A.row_indices()) and np.array_equal(c[o], A.indices)
+    if v is not None:
+        np.testing.assert_array_equal(v[o], A.values)
+    y, pres = fold_like_the_kernels(L, x)
+    np.testing.assert_allclose(y, S @ x, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(pres, np.diff(S.indptr) > 0)
+
+
+def test_runs_of_a_long_row():
+    """One row of 300 entries in one panel: a run per group it touches (3 groups)."""
+    A = CSR.from_coo(np.zeros(300, np.int64), np.arange(300), np.ones(300), (1, 300))
+    L = LightPanels.from_csr(A, panel_cols=512, panel_rows=4)
+    assert L.npart == 3 and L.gbase.tolist() == [0, 1, 2]
+    assert L.chunks.tolist() == [[0, 3]] and L.units.tolist() == [[0, 0, 300]]
+    assert int(np.count_nonzero(L.ent & HEAD)) == 1
+
+
+def test_heavy_light_keeps_panels_of_its_light_entries():
+    rng = np.random.default_rng(3)
+    pat = rng.random((50, 60)) < 0.2
+    pat[:8, :32] = True                       # a heavy corner
+    rows, cols = np.nonzero(pat)
+    A = CSR.from_coo(rows, cols, rng.random(rows.size), (50, 60))
+    kw = dict(tile_rows=8, tile_cols=32, heavy_threshold=100, block_threads=32)
+    H = GPUHeavyLight.from_csr(A, **kw, light_cols=16, light_rows=8)
+    H.check_invariants()
+    assert H.nunits > 0 and H.light_panels.nnz == H.light.nnz > 0
+    assert "light in 16-column panels" in H.describe()
+    assert H.nbytes > GPUHeavyLight.from_csr(A, **kw, light="csr").nbytes
+    assert GPUHeavyLight.from_csr(A, **kw, light="csr").light_panels is None
+    assert (H.to_device("cpu").to_csr().to_scipy() != A.to_scipy()).nnz == 0
+
+
+@pytest.mark.parametrize("bad", [dict(panel_cols=0), dict(panel_cols=HEAD + 1),
+                                 dict(panel_rows=0), dict(panel_rows=65537),
+                                 dict(unit_entries=0)])
+def test_parameter_errors(bad):
+    with pytest.raises(ValueError, match="light panels: .* must be"):
+        LightPanels.from_csr(CSR.empty((2, 2), np.float64, "cpu"), **bad)
+    assert panel_params(5, 6, 1) == (5, 6, GROUP)
