@@ -239,14 +239,19 @@ def test_formats_through_the_api(fmt, rng):
     np.testing.assert_allclose(vals, want[idx], rtol=1e-12)
 
 
+@pytest.mark.parametrize("fmt", ["gpu_segmented", "gpu_heavy_light"])
 @pytest.mark.parametrize("iso", [False, True])
-def test_planner_picks_gpu_segmented_once_it_pays(monkeypatch, iso, rng):
-    """With a free build the planner's GPU rule picks gpu_segmented (its reason in the
-    Plan), and the results equal the CSR pull's."""
+def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
+    """With free builds the planner's GPU rule picks the format estimated fastest (the
+    other one's bandwidth made hopeless), its reason and estimates in the Plan, and the
+    results equal the CSR pull's."""
     from gblas.planner import cost
 
     monkeypatch.setattr(cost, "GPU_BUILD_NS_ENTRY", 0.0)
+    monkeypatch.setattr(cost, "GPU_PANELS_BUILD_NS_ENTRY", 0.0)
     monkeypatch.setattr(cost, "GPU_BUILD_OVERHEAD_S", 0.0)
+    slow = "GPU_PANELS_GBS" if fmt == "gpu_segmented" else "GPU_SEGMENTED_GBS"
+    monkeypatch.setattr(cost, slow, 1e-3)
     S_ = larger_graph(rng, 3000)
     if iso:
         S_.data[:] = 1.0
@@ -255,10 +260,11 @@ def test_planner_picks_gpu_segmented_once_it_pays(monkeypatch, iso, rng):
     xh = rng.random(3000)
     x = gb.Vector.from_dense(xh).to("gpu")
     plan = gb.explain(gb.mxv, A, x, "plus_times")
-    assert plan.format == "gpu_segmented", plan.reason
-    assert "hot_share" in plan.details and "estimates_ms" in plan.details
+    assert plan.format == fmt and plan.reason.count(fmt) >= 2, plan.reason
+    assert "hot_share" in plan.details and "panel_runs" in plan.details
+    assert set(plan.details["estimates_ms"]) == {"csr", "gpu_segmented", "gpu_heavy_light"}
     y = gb.mxv(A, x, "plus_times")
-    assert A.has_format("gpu_segmented")
+    assert A.has_format(fmt)
     with gb.config(format="csr"):
         yc = gb.mxv(A, x, "plus_times")
     np.testing.assert_allclose(cp.asnumpy(y.to_dense()), cp.asnumpy(yc.to_dense()),

@@ -391,3 +391,28 @@ def test_property_against_the_oracle(data):
     for light in LIGHTS:
         y = run(H, x, xpres, al, sr, light=light)
         check(y, want, sr.types(np.dtype(dt), np.dtype(dt))[2])
+
+
+@pytest.mark.parametrize("name,dt", [("plus_times", "float64"), ("min_plus", "int64"),
+                                     ("plus_times", "float32")])
+def test_light_row_panel_shared_by_blocks(name, dt, rng):
+    """32768-row panels of 8-byte results do not fit one block's shared memory: two blocks
+    share each panel (every row of both halves checked against the CSR pull)."""
+    sr = builtin.SEMIRINGS[name]
+    m, n = 70000, 50
+    rows = np.repeat(np.arange(m), 3)
+    cols = rng.integers(0, n, rows.size)
+    keep = np.unique(rows * n + cols)
+    rows, cols = keep // n, keep % n
+    A = CSR.from_coo(rows, cols, rand_values(rng, rows.size, dt), (m, n)).to_device("gpu")
+    H = GPUHeavyLight.from_csr(A, light_rows=32768)
+    assert H.nunits == 0 and H.light_panels.n_row_panels == 3
+    x = rand_values(rng, n, dt)
+    xpres = rng.random(n) < 0.8
+    allow = rng.random(m) < 0.9
+    y = run(H, x, xpres, allow, sr)
+    yc = get_kernel("mxv", "csr", "gpu", "pull")(
+        A, VecData(n, None, cp.asarray(x), cp.asarray(xpres)), cp.asarray(allow), sr,
+        sr.types(A.dtype, x.dtype))
+    np.testing.assert_array_equal(cp.asnumpy(y.present), cp.asnumpy(yc.present))
+    np.testing.assert_allclose(cp.asnumpy(y.values), cp.asnumpy(yc.values), rtol=1e-5)

@@ -24,10 +24,13 @@ This format adapts it as follows:
   ``[lo, lo + span)`` into its own slice of the partial buffer (``u_off``): rows are
   folded in registers, then across threads by a segmented scan, so that every row is
   written once and any monoid works without atomics;
-* the *light* entries (those of tiles below ``heavy_threshold``) stay a CSR over the
-  original column ids and are computed by the CSR pull kernels (x gathered from global
-  memory through the L2), which writes ``y`` directly; the light tiles of a column panel
-  are therefore not processed by one block as in the paper (see the kernel module);
+* the *light* entries (those of tiles below ``heavy_threshold``) are kept as a CSR over
+  the original column ids and, by default (``light="panels"``), also laid out as the
+  paper's light column panels (:class:`~gblas.formats.light_panels.LightPanels`): the
+  light entries of a column panel are streamed by thread blocks holding the panel's
+  ``x`` in shared memory, which write one partial result per run of a row into a stream
+  buffer, reduced per row panel in shared memory.  With ``light="csr"`` the CSR pull
+  kernels compute them instead (``x`` gathered from global memory through the L2);
 * phase 2 folds, for every row of a row panel with heavy units, the light result and the
   partials of the panel's units (``hrp``, ``rp_uptr``, ``rp_units``, in column-panel
   order): coalesced, and again without atomics.
@@ -56,7 +59,10 @@ pattern / valued matrix): scale 22 (128M entries, 55% heavy) ran in 1.18 / 1.21 
 heavy) in 7.0 / 8.1 ms, 0.92x / 0.80x cuSPARSE, against 3.7 / 4.3 ms.  The heavy units
 are not the problem (scale 24: 1.4 ms for 208M entries); the light CSR pull is (5.2 ms
 for the other 60%: its ``x`` gathers miss the L2 once ``x`` outgrows it).  Building took
-0.1 s at scale 22 and 0.3 s at scale 24.
+0.1 s at scale 22 and 0.3 s at scale 24.  With the light panels (directed Kronecker
+graphs of ``benchmarks/bench_gpu_formats.py``, float32 values): scale 22 (65M entries)
+0.47 ms with no heavy tile, 1.48x cuSPARSE; scale 25 (529M entries) 4.3 ms, 2.24x
+cuSPARSE (``gpu_segmented``: 0.66 and 5.0 ms), hence no heavy tile by default.
 
 Examples
 --------
@@ -98,11 +104,16 @@ DEFAULT_TILE_ROWS = 8192
 #: Columns per column panel: a unit stages this many ``x`` values (and flags) in shared
 #: memory (32 KB of float32).
 DEFAULT_TILE_COLS = 8192
-#: A tile is heavy from this many entries (None: ``max(tile_rows, tile_cols)``: every
-#: staged value of ``x`` is used, and every row of the unit's partial buffer filled, once
-#: on average).  On an H100 (Kronecker scale 22, float32, pattern) 16384-row panels ran
-#: 1.59 ms with a threshold of 8192 (0.58 partials per heavy entry) and 1.26 ms with
-#: 16384 (0.28); 8192-row panels from 8192 entries 1.21 ms.
+#: A tile is heavy from this many entries (None: with the light entries in column panels,
+#: no tile is heavy; with a light CSR, ``max(tile_rows, tile_cols)``: every staged value
+#: of ``x`` is used, and every row of the unit's partial buffer filled, once on average).
+#: On an H100 (Kronecker, float32 plus_times) light panels alone ran in 0.47 ms at scale
+#: 22 and 4.3 ms at scale 25; with 8192x8192 heavy tiles from 8192 entries (45% / 24% of
+#: the entries) in 0.84 and 5.6 ms: the heavy units' dense partial rows and the merge
+#: cost more than the panels' runs.  Earlier, with a light CSR, on an H100 (symmetric
+#: Kronecker scale 22, float32, pattern) 16384-row panels ran 1.59 ms with a threshold
+#: of 8192 (0.58 partials per heavy entry) and 1.26 ms with 16384 (0.28); 8192-row
+#: panels from 8192 entries 1.21 ms.
 DEFAULT_HEAVY_THRESHOLD: int | None = None
 #: Most entries of a unit (one thread block).  Units of 32768 entries over 512 threads ran
 #: 2-12% faster than these defaults on an H100 (Kronecker scale 22 and 24, pattern and
@@ -111,6 +122,8 @@ DEFAULT_HEAVY_THRESHOLD: int | None = None
 DEFAULT_UNIT_ENTRIES = 16384
 #: Threads per unit block (a multiple of 32, at most 1024).
 DEFAULT_BLOCK_THREADS = 256
+#: Heavy threshold that no tile reaches.
+NO_HEAVY = 1 << 62
 #: Row offset marking a padding entry of a unit.
 PAD = 0xFFFF
 #: Columns of the ``units`` table.
@@ -183,7 +196,7 @@ class GPUHeavyLight:
             Columns per column panel, at most 65536 (default :data:`DEFAULT_TILE_COLS`);
             a unit holds this many values of ``x`` (and flags) in shared memory.
         heavy_threshold : int, optional
-            Entries from which a tile is heavy (default: ``max(tile_rows, tile_cols)``).
+            Entries from which a tile is heavy (default: :data:`DEFAULT_HEAVY_THRESHOLD`).
         unit_entries : int, optional
             Most entries per unit (default :data:`DEFAULT_UNIT_ENTRIES`).
         block_threads : int, optional
@@ -210,7 +223,7 @@ class GPUHeavyLight:
         TR = int(tile_rows) if tile_rows is not None else DEFAULT_TILE_ROWS
         TC = int(tile_cols) if tile_cols is not None else DEFAULT_TILE_COLS
         thr = heavy_threshold if heavy_threshold is not None else DEFAULT_HEAVY_THRESHOLD
-        thr = int(thr) if thr is not None else max(TR, TC)
+        thr = int(thr) if thr is not None else max(TR, TC) if light == "csr" else NO_HEAVY
         U = int(unit_entries) if unit_entries is not None else DEFAULT_UNIT_ENTRIES
         NT = int(block_threads) if block_threads is not None else DEFAULT_BLOCK_THREADS
         if not 1 <= TR <= 32768:

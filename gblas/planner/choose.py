@@ -33,7 +33,8 @@ from . import cost, hardware
 from .plan import Plan
 
 #: Pull formats the planner considers, in order of preference on ties.
-PULL_FORMATS = ("csr", "shards", "segmented", "heavy_light", "gpu_segmented")
+PULL_FORMATS = ("csr", "shards", "segmented", "heavy_light", "gpu_segmented",
+                "gpu_heavy_light")
 
 
 def _kernel_name(op: str, fmt: str, device: str, variant: str) -> str:
@@ -102,9 +103,9 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
     if settings.format is not None:
         reason += f"; format pinned by gb.config ({settings.format})"
     elif direction == "pull":
-        fmt, why, more, estimate = choose_pull_format(A, pull_csr_transposed, device,
-                                                      T.itemsize, R.itemsize + 1,
-                                                      allowed_frac, settings.memory_budget)
+        fmt, why, more, estimate = choose_pull_format(
+            A, pull_csr_transposed, device, T.itemsize, R.itemsize + 1, allowed_frac,
+            settings.memory_budget, not cost.gpu_native_atomic(semiring.add, R))
         reason += "; " + why
         details.update(more)
     variant = direction
@@ -177,7 +178,8 @@ def _mb(nbytes: float) -> str:
 
 
 def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: int,
-                       allowed_frac: float = 1.0, memory_budget: int | None = None):
+                       allowed_frac: float = 1.0, memory_budget: int | None = None,
+                       atomic_cas: bool = False):
     """The format of a pull SpMV over ``op(A)`` (see the module documentation).
 
     Parameters
@@ -212,7 +214,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     cands = _candidates(device)
     if csr is not None and csr.device == "gpu" and "gpu_segmented" in cands:
         return choose_gpu_pull_format(A, csr, transposed, x_bytes, y_bytes, allowed_frac,
-                                      memory_budget)
+                                      memory_budget, atomic_cas)
     if csr is None or cands == ("csr",) or csr.device != "cpu":
         why = ("csr: the only pull format on " + device if csr is not None else
                "csr: the CSR of A^T is built by this call; other formats are weighed once "
@@ -311,15 +313,45 @@ def _gpu_hot_share(A, csr, transposed: bool) -> float:
     return share
 
 
-def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
-                           allowed_frac: float = 1.0, memory_budget: int | None = None):
-    """The format of a pull SpMV on the GPU: ``csr`` or ``gpu_segmented``.
+def _gpu_panel_runs(csr) -> float:
+    """Runs per entry of the light panels gpu_heavy_light would build: a row's entries in
+    one column panel of ``cost.GPU_PANEL_COLS`` columns (one GPU pass over the column
+    ids; cached with the CSR)."""
+    memo = cost.summary(csr)
+    runs = memo.get("gpu_panel_runs")
+    if runs is None:
+        import cupy as cp  # the CSR is on the GPU
 
-    gpu_segmented (GraphCage's TOCAB with a hot segment) is estimated by
-    :func:`~gblas.planner.cost.gpu_pull_estimates` from the vertex data against the L2
-    and the share of entries in its hot segment's columns; it is built when the calls so
-    far pay for the build (the same ski rental as on the CPU), it fits the memory budget,
+        nnz = csr.nnz
+        if nnz == 0:
+            runs = 0.0
+        else:
+            p = csr.indices // cost.GPU_PANEL_COLS
+            new = cp.empty(nnz, dtype=bool)
+            new[0] = True
+            cp.not_equal(p[1:], p[:-1], out=new[1:])
+            del p
+            starts = csr.indptr[:-1]
+            new[starts[starts < nnz]] = True  # every row's first entry starts a run
+            runs = float(cp.count_nonzero(new)) / nnz
+            del new
+        memo["gpu_panel_runs"] = runs
+    return runs
+
+
+def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
+                           allowed_frac: float = 1.0, memory_budget: int | None = None,
+                           atomic_cas: bool = False):
+    """The format of a pull SpMV on the GPU: ``csr``, ``gpu_segmented`` or
+    ``gpu_heavy_light``.
+
+    gpu_segmented (GraphCage's TOCAB with a hot segment) and gpu_heavy_light (MultiGraph's
+    light column panels) are estimated by :func:`~gblas.planner.cost.gpu_pull_estimates`
+    from the vertex data against the L2, the share of entries in the hot segment's
+    columns and the runs per entry of the panels; the faster is built when the calls so
+    far pay for its build (the same ski rental as on the CPU), it fits the memory budget,
     and the device has room for the build (``GPU_BUILD_MEMORY_FACTOR`` times the CSR).
+    ``atomic_cas``: the monoid folds with a compare-and-swap loop (slower panels).
 
     Returns
     -------
@@ -330,41 +362,47 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     m, n = csr.shape
     l2 = hardware.gpu_l2_bytes()
     share = _gpu_hot_share(A, csr, transposed)
+    runs = _gpu_panel_runs(csr)
     a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
     est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
-                                  allowed_frac)
-    base, e = est["csr"], est["gpu_segmented"]
+                                  allowed_frac, runs, atomic_cas)
+    base = est["csr"]
     uses = total_uses(A, transposed)
-    details = {"l2_bytes": l2, "hot_share": round(share, 3), "uses": uses,
+    details = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),
+               "uses": uses,
                "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},
                "build_s": {f: round(v.build_seconds, 4) for f, v in est.items()}}
     where = (f"vertex data {_mb(n * x_bytes + m * y_bytes)} vs {_mb(l2)} L2, "
-             f"{100 * share:.0f}% of entries in the {DEFAULT_HOT:,} busiest columns")
-    ests = (f"est. gpu_segmented {e.seconds * 1e3:.3g} ms vs csr {base.seconds * 1e3:.3g} "
-            "ms per call")
-    if A._cache.get(("gpu_segmented", transposed, ())) is not None:
-        if e.seconds < base.seconds:
-            return "gpu_segmented", f"gpu_segmented (already built): {where}; {ests}", \
-                details, e
-        return "csr", f"csr: {where}; {ests}", details, base
+             f"{100 * share:.0f}% of entries in the {DEFAULT_HOT:,} busiest columns, "
+             f"{runs:.2f} panel runs per entry")
+    ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms" for f, v in est.items()) + \
+        " per call"
+    others = [f for f in est if f != "csr"]
+    built = [f for f in others if A._cache.get((f, transposed, ())) is not None]
+    best_built = min(built, key=lambda f: est[f].seconds, default=None)
+    if best_built is not None and est[best_built].seconds < base.seconds:
+        return best_built, f"{best_built} (already built): {where}; {ests}", details, \
+            est[best_built]
+    fmt = min(others, key=lambda f: est[f].seconds)
+    e = est[fmt]
     saving = base.seconds - e.seconds
     if saving <= 0:
         return "csr", f"csr: {where}; {ests}", details, base
     need_mem = int(cost.GPU_BUILD_MEMORY_FACTOR * csr.nbytes)
     if memory_budget is not None and csr.nbytes > memory_budget:
-        return ("csr", f"csr: gpu_segmented would not fit the memory budget "
+        return ("csr", f"csr: {fmt} would not fit the memory budget "
                 f"({memory_budget:,} bytes); {ests}", details, base)
     free = hardware.gpu_free_bytes()
     if need_mem > free:
-        return ("csr", f"csr: building gpu_segmented needs ~{_mb(need_mem)} of device memory, "
+        return ("csr", f"csr: building {fmt} needs ~{_mb(need_mem)} of device memory, "
                 f"{_mb(free)} free; {ests}", details, base)
     if (uses + 1) * saving >= e.build_seconds:
-        return ("gpu_segmented", f"gpu_segmented: {where}; {ests}, build ~"
-                f"{e.build_seconds:.3g} s paid by {uses + 1} uses", details, e)
+        return (fmt, f"{fmt}: {where}; {ests}, build ~{e.build_seconds:.3g} s paid by "
+                f"{uses + 1} uses", details, e)
     need = int(np.ceil(e.build_seconds / saving))
-    details["pending"] = "gpu_segmented"
-    return ("csr", f"csr for now: {where}; {ests}; the build (~{e.build_seconds:.3g} s) pays "
-            f"after {need} uses ({uses} so far)", details, base)
+    details["pending"] = fmt
+    return ("csr", f"csr for now: {where}; {ests}; the {fmt} build (~{e.build_seconds:.3g} "
+            f"s) pays after {need} uses ({uses} so far)", details, base)
 
 
 def plan_mxm(A, ta: bool, B, tb: bool, mask, semiring, settings: Settings) -> Plan:

@@ -14,6 +14,7 @@ import functools
 import os
 import weakref
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -293,10 +294,48 @@ GPU_BUILD_NS_ENTRY = 0.5
 GPU_BUILD_OVERHEAD_S = 0.01
 #: Device memory a build needs, over the format's size (sort keys and permutations).
 GPU_BUILD_MEMORY_FACTOR = 3.0
+#: gpu_heavy_light with its light entries in column panels (no heavy tile, the default):
+#: GB/s of its own traffic (entries, values, the staged x slices, one partial per run
+#: written and read back with its 16-bit row, y).  On an H100 (Kronecker, float32
+#: plus_times, 16384-column by 32768-row panels) 1670 GB/s at scale 22 (0.52 runs per
+#: entry) and 1726 GB/s at scale 25 (0.73).
+GPU_PANELS_GBS = 1700.0
+#: Seconds per run when the monoid has no native atomic (phase 2 folds with a
+#: compare-and-swap loop): min_plus, folded that way, took 0.22 / 1.87 ms more than
+#: plus_times at scale 22 / 25 for 34M / 386M runs.
+GPU_PANELS_CAS_S = 5.5e-12
+#: Column panel width the estimate assumes (the format's default).
+GPU_PANEL_COLS = 16384
+#: Build: ns per entry (the tiling and the panel sort; 1.07-1.1 measured).
+GPU_PANELS_BUILD_NS_ENTRY = 1.1
+
+
+def gpu_native_atomic(monoid: Any, r: Any) -> bool:
+    """Whether the GPU kernels fold ``monoid`` on results of dtype ``r`` with one native
+    atomic instruction (else a compare-and-swap loop).
+
+    Examples
+    --------
+    >>> from gblas.semirings import builtin
+    >>> gpu_native_atomic(builtin.MONOIDS["plus"], np.float32)
+    True
+    >>> gpu_native_atomic(builtin.MONOIDS["times"], np.float32)
+    False
+    """
+    r = np.dtype(r)
+    code = getattr(monoid, "code", None)
+    if getattr(monoid, "any_value", False):
+        return True
+    if r.kind == "b":
+        return code in ("plus", "lor", "max", "times", "land", "min", "lxor")
+    if r.itemsize < 4:
+        return code in ("plus", "min", "max")
+    return code in ("plus", "min", "max")  # float min / max: integer atomics on the bits
 
 
 def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
-                       y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0
+                       y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0,
+                       runs_per_entry: float | None = None, atomic_cas: bool = False
                        ) -> dict[str, Estimate]:
     """Estimated time, build time and bytes of a GPU pull SpMV in CSR and gpu_segmented.
 
@@ -315,11 +354,16 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
         16-bit ids).
     allowed_frac : float
         Fraction of the rows the mask allows.
+    runs_per_entry : float, optional
+        Runs (a row's entries within one column panel of :data:`GPU_PANEL_COLS`) per
+        entry: given, ``gpu_heavy_light`` (light panels) is estimated too.
+    atomic_cas : bool
+        The monoid folds with a compare-and-swap loop (see :func:`gpu_native_atomic`).
 
     Returns
     -------
     dict
-        ``"csr"`` and ``"gpu_segmented"`` -> :class:`Estimate`.
+        ``"csr"``, ``"gpu_segmented"`` (and ``"gpu_heavy_light"``) -> :class:`Estimate`.
 
     Examples
     --------
@@ -346,6 +390,16 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     out["gpu_segmented"] = Estimate(
         "gpu_segmented", (e * (hot_idx + wval + local) + other) / (GPU_SEGMENTED_GBS * 1e9),
         build, int(seg_bytes), f"hot segment {100 * hot_share:.0f}% of entries")
+    if runs_per_entry is not None:
+        # the panels compute every entry (the mask applies when y is written)
+        runs = runs_per_entry * nnz
+        r = max(y_bytes - 1, 1)
+        lp_bytes = nnz * (2 + a_val) + runs * (2 * r + 2) + n * x_bytes + m * y_bytes
+        t = lp_bytes / (GPU_PANELS_GBS * 1e9) + (GPU_PANELS_CAS_S * runs if atomic_cas else 0)
+        out["gpu_heavy_light"] = Estimate(
+            "gpu_heavy_light", t, GPU_PANELS_BUILD_NS_ENTRY * 1e-9 * nnz
+            + GPU_BUILD_OVERHEAD_S, int(lp_bytes),
+            f"light panels, {runs_per_entry:.2f} runs per entry")
     return out
 
 

@@ -2,8 +2,10 @@
 
 A call runs three kernels:
 
-1. **light** -- the CSR pull kernels of :mod:`.mxv` over the light entries write ``y``
-   and its presence flags (rows the mask disallows get none);
+1. **light** -- the light column panels (:mod:`.light_panels`, the paper's stream
+   buffer; the default when the format holds them) or the CSR pull kernels of
+   :mod:`.mxv` over the light entries write ``y`` and its presence flags (rows the mask
+   disallows get none);
 2. **heavy** (``gb_hl_heavy``) -- one thread block per unit of a heavy tile.  The block
    copies its column panel's slice of ``x`` (and presence flags) into shared memory
    (``stage_x=False`` gathers it from global memory instead), then every thread folds its
@@ -19,12 +21,9 @@ A call runs three kernels:
    units: the light result, then the partials of the panel's units in column-panel order,
    folded as ``(present, value)`` pairs (no identity needed), written back to ``y``.
 
-Differences from the paper: its light tiles of a column panel are processed by one
-thread block with the panel's ``x`` in shared memory, writing one stream-buffer entry
-per edge; here the light entries are a plain CSR pull (``x`` gathered from global memory,
-which stays in the L2 while it fits, one partial folded per row), and the accumulation of
-a heavy tile's partials uses a segmented scan instead of shared-memory atomics (which
-would need an atomic form of every monoid).
+Differences from the paper: the light panels write one stream-buffer entry per run of
+a row within 128 entries (not per edge), and the accumulation of a heavy tile's partials
+uses a segmented scan instead of shared-memory atomics.
 
 A row mask (``allow``) is applied in all three kernels: disallowed rows fold no product.
 

@@ -14,7 +14,11 @@ Two kernels:
    the monoid's identity) and presence flags live in shared memory; the warps read the
    panel's chunks of partials (coalesced) and fold each into its row's accumulator with
    the push kernel's atomic update (:func:`.mxv.scatter_plan`: a native atomic where one
-   exists, a compare-and-swap loop otherwise), then the block writes ``y`` and its flags.
+   exists, a compare-and-swap loop otherwise; float ``min`` / ``max`` as integer atomics
+   on their bits), then the block writes ``y`` and its flags.
+   When a row panel's accumulators do not fit a block's shared memory (8-byte results in
+   32768-row panels), it is split among several blocks, each folding only the partials of
+   its share of the rows (the panel's partials are then read once per share).
 
 A row mask (``allow``) is applied when ``y`` is written: disallowed rows get no entry
 (their products are still computed).
@@ -165,17 +169,20 @@ extern "C" __global__ void gb_lp_reduce(
 {
     extern __shared__ __align__(16) unsigned char gb_dyn[];
     acc_t* acc = (acc_t*)gb_dyn;
-    bool* sh = (bool*)(acc + GB_RR);
-    const long long r0 = (long long)blockIdx.x * GB_RR;
-    const int nr = (int)(m - r0 < GB_RR ? m - r0 : GB_RR);
+    bool* sh = (bool*)(acc + GB_RS);
+    /* block (q, s): rows [s * GB_RS, (s + 1) * GB_RS) of row panel q */
+    const long long q = blockIdx.x / GB_SUB;
+    const int s0 = (int)(blockIdx.x - q * GB_SUB) * GB_RS;
+    const long long r0 = q * GB_RR + s0;
+    const int nr = (int)min((long long)(GB_RR - s0 < GB_RS ? GB_RR - s0 : GB_RS), m - r0);
     for (int k = threadIdx.x; k < nr; k += blockDim.x) {
         acc[k] = GB_IDENT;
         sh[k] = false;
     }
     __syncthreads();
     const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
-    const long long c1 = cptr[blockIdx.x + 1];
-    for (long long c = cptr[blockIdx.x] + (threadIdx.x >> 5); c < c1; c += nw) {
+    const long long c1 = cptr[q + 1];
+    for (long long c = cptr[q] + (threadIdx.x >> 5); c < c1; c += nw) {
         const long long a = chunks[2 * c], b = chunks[2 * c + 1];
         for (long long k0 = a; k0 < b; k0 += 32 * GB_K) {
             R_t v[GB_K];
@@ -187,7 +194,10 @@ extern "C" __global__ void gb_lp_reduce(
                 ok[j] = k < b;
                 const long long kk = ok[j] ? k : a;   /* clamped: no branch before loads */
                 v[j] = part[kk];
-                r[j] = (int)prow[kk];
+                r[j] = (int)prow[kk] - s0;
+#if GB_SUB > 1
+                ok[j] = ok[j] && r[j] >= 0 && r[j] < GB_RS;
+#endif
 #if GB_XPRES
                 ok[j] = ok[j] && ppres[kk];
 #endif
@@ -217,10 +227,38 @@ extern "C" __global__ void gb_lp_reduce(
 #: Threads per block of both kernels.
 THREADS = 1024
 
+#: Float ``min`` / ``max`` through integer atomics: values without the sign bit order like
+#: signed integers, values with it (``-0.0`` included) in reverse like unsigned ones.
+_FLOAT_MINMAX = """
+__device__ __forceinline__ void gb_scatter(acc_t* p, R_t v) {
+    if (!signbit(v)) atomic%(pos)s((%(s)s*)p, %(sbits)s(v));
+    else atomic%(neg)s((%(u)s*)p, %(ubits)s(v));
+}
+"""
+
+
+def _scatter(monoid: Any, r: np.dtype) -> tuple[np.dtype, str]:
+    """The accumulator dtype and ``gb_scatter`` of phase 2: :func:`.mxv.scatter_plan`'s,
+    except float ``min`` / ``max``, which take one native integer atomic instead of a
+    compare-and-swap loop (the same result for every value but NaN, whose place in the
+    order of atomic updates decides the outcome either way)."""
+    if r.kind == "f" and monoid.code in ("min", "max") and not monoid.any_value:
+        wide = r.itemsize == 8
+        fill = {"pos": "Min" if monoid.code == "min" else "Max",
+                "neg": "Max" if monoid.code == "min" else "Min",
+                "s": "long long" if wide else "int",
+                "u": "unsigned long long" if wide else "unsigned int",
+                "sbits": "__double_as_longlong" if wide else "__float_as_int",
+                "ubits": "(unsigned long long)__double_as_longlong" if wide
+                else "__float_as_uint"}
+        return r, _FLOAT_MINMAX % fill
+    return scatter_plan(monoid, r)
+
 
 @functools.lru_cache(maxsize=512)
 def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xpres: bool,
-                  allow: bool, panel_cols: int, panel_rows: int) -> tuple[str, np.dtype]:
+                  allow: bool, panel_cols: int, panel_rows: int, sub: int = 1
+                  ) -> tuple[str, np.dtype]:
     """CUDA source of ``gb_lp_stream`` and ``gb_lp_reduce``, and the accumulator dtype.
 
     Parameters
@@ -236,6 +274,8 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         Iso values (``val[0]``); ``x`` has presence flags; a row mask is given.
     panel_cols, panel_rows : int
         The layout's panel sizes.
+    sub : int, default 1
+        Blocks sharing one row panel in ``gb_lp_reduce``.
 
     Returns
     -------
@@ -252,14 +292,15 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
     (dtype('float32'), True, True)
     """
     r = np.dtype(types[2])
-    acc, scatter = scatter_plan(semiring.add, r)
+    acc, scatter = _scatter(semiring.add, r)
     ident = semiring.add.identity_for(r)
     return (
         _cuda.PREAMBLE
         + _cuda.semiring_snippet(semiring, types)
         + _cuda.typedefs(av_t=av, xv_t=xv, acc_t=acc)
         + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
-                        GB_RR=int(panel_rows),
+                        GB_RR=int(panel_rows), GB_SUB=int(sub),
+                        GB_RS=-(-int(panel_rows) // int(sub)),
                         GB_IDENT=f"((acc_t){_cuda.c_literal(ident, r)})")
         + scatter
         + _BODY
@@ -314,9 +355,11 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     xv = x.values
     xpres = None if x.present is None else _bool_array(x.present)
     val = L.val if L.val is not None else cp.full(1, L.iso_value, dtype=L.dtype)
+    acc = _scatter(semiring.add, r)[0]
+    sub = -(-L.panel_rows * (acc.itemsize + 1) // _cuda.max_block_smem())
     src, acc = panels_source(semiring, types, av=val.dtype, xv=xv.dtype, iso=L.val is None,
                              xpres=xpres is not None, allow=allow is not None,
-                             panel_cols=L.panel_cols, panel_rows=L.panel_rows)
+                             panel_cols=L.panel_cols, panel_rows=L.panel_rows, sub=sub)
     part = cp.empty(max(L.npart, 1), dtype=r)
     ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else _cuda.dummy()
     if L.nunits:
@@ -328,10 +371,11 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
            (L.ent, val, xv, xpres if xpres is not None else _cuda.dummy(),
             np.int64(xv.size), L.units, L.gbase, part, ppres), shared_mem=dyn)
     fn = _cuda.get_function(src, "gb_lp_reduce")
-    dyn = L.panel_rows * (acc.itemsize + 1)
-    _smem(fn, dyn, f"a row panel of {L.panel_rows} accumulators of {acc.name}",
-          "build the format with a smaller light_rows")
-    fn((L.n_row_panels,), (int(threads),),
+    rs = -(-L.panel_rows // sub)
+    dyn = rs * (acc.itemsize + 1)
+    _smem(fn, dyn, f"{rs} accumulators of {acc.name}", "build the format with a smaller "
+          "light_rows")
+    fn((L.n_row_panels * sub,), (int(threads),),
        (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m),
         allow if allow is not None else _cuda.dummy(), y, ypres), shared_mem=dyn)
     return VecData(m, None, y, ypres)
