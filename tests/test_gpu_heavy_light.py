@@ -415,4 +415,6 @@ def test_light_row_panel_shared_by_blocks(name, dt, rng):
         A, VecData(n, None, cp.asarray(x), cp.asarray(xpres)), cp.asarray(allow), sr,
         sr.types(A.dtype, x.dtype))
     np.testing.assert_array_equal(cp.asnumpy(y.present), cp.asnumpy(yc.present))
-    np.testing.assert_allclose(cp.asnumpy(y.values), cp.asnumpy(yc.values), rtol=1e-5)
+    # float sums: the row's partials arrive in any order (atomic updates); mixed signs
+    np.testing.assert_allclose(cp.asnumpy(y.values), cp.asnumpy(yc.values), rtol=1e-5,
+                               atol=1e-5)
