@@ -92,7 +92,7 @@ from .. import dtypes
 from .._device import to_device, xp_for
 from .base import register_format
 from .csr import CSR
-from .light_panels import LightPanels, panel_params
+from .light_panels import LightPanels, exclusive_cumsum, panel_params
 
 __all__ = ["GPUHeavyLight", "PAD"]
 
@@ -451,13 +451,6 @@ class GPUHeavyLight:
             assert np.all(np.diff(units[us, _CP]) >= 0)
 
 
-def _exclusive_cumsum(a: np.ndarray) -> np.ndarray:
-    out = np.zeros(a.size, dtype=np.int64)
-    if a.size > 1:
-        np.cumsum(a[:-1], out=out[1:])
-    return out
-
-
 def _build(csr: CSR, TR: int, TC: int, thr: int, U: int, NT: int,
            reorder: str | None) -> GPUHeavyLight:
     xp = xp_for(csr.device)
@@ -529,16 +522,16 @@ def _build(csr: CSR, TR: int, TC: int, thr: int, U: int, NT: int,
     # --- heavy tiles cut into units (host side: one row per unit)
     nht = int(ht_ids.size)
     hcp, hrpn = ht_ids // max(nrp, 1), ht_ids % max(nrp, 1)
-    hstart = _exclusive_cumsum(ht_cnt)
+    hstart = exclusive_cumsum(np, ht_cnt)
     nu_t = -(-ht_cnt // U)
     sz_t = -(-ht_cnt // np.maximum(nu_t, 1))
-    ubase = _exclusive_cumsum(nu_t)
+    ubase = exclusive_cumsum(np, nu_t)
     nu = int(nu_t.sum())
     tu = np.repeat(np.arange(nht, dtype=np.int64), nu_t)
     ui = np.arange(nu, dtype=np.int64) - ubase[tu]
     usz = np.minimum(sz_t[tu], ht_cnt[tu] - ui * sz_t[tu])
     uper = -(-usz // NT)
-    ustart = _exclusive_cumsum(uper * NT)
+    ustart = exclusive_cumsum(np, uper * NT)
     total = int((uper * NT).sum())
     ufirst = hstart[tu] + ui * sz_t[tu]
     n_heavy = int(ht_cnt.sum())

@@ -48,7 +48,7 @@ import numpy as np
 from .._device import to_device, xp_for
 from .csr import CSR
 
-__all__ = ["GROUP", "HEAD", "LightPanels", "panel_params"]
+__all__ = ["GROUP", "HEAD", "LightPanels", "exclusive_cumsum", "panel_params"]
 
 #: Entries of one warp step (32 lanes x 4 consecutive entries).
 GROUP = 128
@@ -251,7 +251,8 @@ def panel_params(panel_cols: int | None, panel_rows: int | None, unit_entries: i
     return W, RR, -(-U // GROUP) * GROUP
 
 
-def _exclusive_cumsum(xp: Any, a: Any) -> Any:
+def exclusive_cumsum(xp: Any, a: Any) -> Any:
+    """Exclusive prefix sums of ``a`` as int64 (NumPy or CuPy, by ``xp``)."""
     out = xp.zeros(a.size, dtype=np.int64)
     if a.size > 1:
         xp.cumsum(a[:-1], out=out[1:])
@@ -275,9 +276,9 @@ def _build(csr: CSR, W: int, RR: int, U: int) -> LightPanels:
     del rows, cols, panel
     pc = xp.bincount(ps, minlength=npn) if nnz else xp.zeros(npn, dtype=np.int64)
     padded = -(-pc // GROUP) * GROUP
-    p0 = _exclusive_cumsum(xp, padded)
+    p0 = exclusive_cumsum(xp, padded)
     tot = int(padded.sum()) if npn else 0
-    pos = xp.arange(nnz, dtype=np.int64) - _exclusive_cumsum(xp, pc)[ps] + p0[ps]
+    pos = xp.arange(nnz, dtype=np.int64) - exclusive_cumsum(xp, pc)[ps] + p0[ps]
     head = xp.ones(nnz, dtype=bool)
     if nnz > 1:
         head[1:] = (rs[1:] != rs[:-1]) | (ps[1:] != ps[:-1])
@@ -294,7 +295,7 @@ def _build(csr: CSR, W: int, RR: int, U: int) -> LightPanels:
     hidx = xp.flatnonzero(run)
     gcount = xp.bincount(pos[hidx] // GROUP, minlength=ngroups) if nnz else \
         xp.zeros(ngroups, dtype=np.int64)
-    gbase = _exclusive_cumsum(xp, gcount)
+    gbase = exclusive_cumsum(xp, gcount)
     npart = int(hidx.size)
     prow_g = rs[hidx]
     prow = (prow_g % RR).astype(np.uint16)
@@ -317,7 +318,7 @@ def _build(csr: CSR, W: int, RR: int, U: int) -> LightPanels:
     p0_h = np.asarray(to_device(p0, "cpu"), dtype=np.int64)
     nu = -(-pc_h // U)
     up = np.repeat(np.arange(npn, dtype=np.int64), nu)
-    k = np.arange(up.size, dtype=np.int64) - np.repeat(_exclusive_cumsum(np, nu), nu)
+    k = np.arange(up.size, dtype=np.int64) - np.repeat(exclusive_cumsum(np, nu), nu)
     first = p0_h[up] + k * U
     end = np.minimum(first + U, p0_h[up] + pc_h[up])
     units = to_device(np.stack([up, first, end], axis=1).reshape(-1, 3), csr.device)
