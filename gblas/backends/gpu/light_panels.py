@@ -9,7 +9,12 @@ Two kernels:
    entries within the group) and writes the runs that close inside it; the run open at
    its end continues into the next lanes, whose leading entries are summed by a segmented
    suffix scan over the warp (shuffles), and the lane where the run began writes it.  So
-   every run is written once, with no atomics, into the stream buffer of partial results.
+   every run is written once, with no atomics, into the stream buffer of partial results:
+   first into the warp's slice of shared memory, then copied out by the whole warp in
+   consecutive stores.  (Lanes writing their own runs straight to global memory scattered
+   every store instruction over the group's range: on an H100 at Kronecker scale 25 the
+   kernel took 2.6 ms, 1.6 ms with the stores left out; staged, the whole float32
+   ``plus_times`` call went from 4.32 to 3.44 ms.)
 2. ``gb_lp_reduce`` -- one thread block per row panel.  Its accumulators (one per row, at
    the monoid's identity) and presence flags live in shared memory; the warps read the
    panel's chunks of partials (coalesced) and fold each into its row's accumulator with
@@ -46,6 +51,7 @@ _BODY = r"""
 #define GB_K 4
 #define GB_GROUP (32 * GB_K)
 #define GB_HEAD 0x8000u
+#define GB_RK 8   /* partials per lane per step of gb_lp_reduce */
 
 __device__ __forceinline__ void gb_lp_fold(bool& h, R_t& a, bool oh, R_t o) {
     if (oh) {
@@ -61,9 +67,13 @@ extern "C" __global__ void gb_lp_stream(
     R_t* __restrict__ part, bool* __restrict__ ppres)
 {
     extern __shared__ __align__(16) unsigned char gb_dyn[];
-    xv_t* sx = (xv_t*)gb_dyn;
+    const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
+    /* per warp: a group's partials, staged for coalesced stores; then the x slice */
+    R_t* sp = (R_t*)gb_dyn + (threadIdx.x >> 5) * GB_GROUP;
+    xv_t* sx = (xv_t*)((R_t*)gb_dyn + nw * GB_GROUP);
 #if GB_XPRES
     bool* sxp = (bool*)(sx + GB_W);
+    bool* spp = sxp + GB_W + (threadIdx.x >> 5) * GB_GROUP;
 #endif
     const long long* U = units + 3 * (long long)blockIdx.x;
     const long long c0 = U[0] * (long long)GB_W, e0 = U[1], e1 = U[2];
@@ -78,7 +88,6 @@ extern "C" __global__ void gb_lp_stream(
 #if GB_ISO
     const T_t aiso = (T_t)val[0];
 #endif
-    const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
     const unsigned lt = (1u << lane) - 1u;
     for (long long g = e0 / GB_GROUP + (threadIdx.x >> 5); g * GB_GROUP < e1; g += nw) {
         const long long base = g * GB_GROUP + GB_K * lane;
@@ -111,7 +120,7 @@ extern "C" __global__ void gb_lp_stream(
             const int t = __shfl_up_sync(0xffffffffu, before, o);
             if (lane >= o) before += t;
         }
-        long long at = gbase[g] + (before - nh);
+        int at = before - nh;   /* within the group's partials */
         /* fold run by run: `ah, aa` what precedes the lane's first run start (the tail of
            an earlier lane's run), `ch, ca` the run in progress */
         bool ah = false, ch = false, seen = false;
@@ -120,9 +129,9 @@ extern "C" __global__ void gb_lp_stream(
         for (int k = 0; k < GB_K; ++k) {
             if (hd[k]) {
                 if (seen) {
-                    part[at] = ca;
+                    sp[at] = ca;
 #if GB_XPRES
-                    ppres[at] = ch;
+                    spp[at] = ch;
 #endif
                     ++at;
                 } else {
@@ -153,11 +162,22 @@ extern "C" __global__ void gb_lp_stream(
         const bool nh2 = gb_shfl_down(0xffffffffu, ah, 1);
         if (seen) {
             if (lane < 31) gb_lp_fold(ch, ca, nh2, na);
-            part[at] = ca;
+            sp[at] = ca;
 #if GB_XPRES
-            ppres[at] = ch;
+            spp[at] = ch;
 #endif
         }
+        /* the group's runs, coalesced: partials gbase[g] .. gbase[g] + runs */
+        const int runs = __shfl_sync(0xffffffffu, before, 31);
+        const long long g0 = gbase[g];
+        __syncwarp();
+        for (int i = lane; i < runs; i += 32) {
+            part[g0 + i] = sp[i];
+#if GB_XPRES
+            ppres[g0 + i] = spp[i];
+#endif
+        }
+        __syncwarp();
     }
 }
 
@@ -184,12 +204,12 @@ extern "C" __global__ void gb_lp_reduce(
     const long long c1 = cptr[q + 1];
     for (long long c = cptr[q] + (threadIdx.x >> 5); c < c1; c += nw) {
         const long long a = chunks[2 * c], b = chunks[2 * c + 1];
-        for (long long k0 = a; k0 < b; k0 += 32 * GB_K) {
-            R_t v[GB_K];
-            int r[GB_K];
-            bool ok[GB_K];
+        for (long long k0 = a; k0 < b; k0 += 32 * GB_RK) {
+            R_t v[GB_RK];
+            int r[GB_RK];
+            bool ok[GB_RK];
 #pragma unroll
-            for (int j = 0; j < GB_K; ++j) {
+            for (int j = 0; j < GB_RK; ++j) {
                 const long long k = k0 + lane + 32 * j;
                 ok[j] = k < b;
                 const long long kk = ok[j] ? k : a;   /* clamped: no branch before loads */
@@ -203,7 +223,7 @@ extern "C" __global__ void gb_lp_reduce(
 #endif
             }
 #pragma unroll
-            for (int j = 0; j < GB_K; ++j) {
+            for (int j = 0; j < GB_RK; ++j) {
                 if (ok[j]) {
                     gb_scatter(acc + r[j], v[j]);
                     sh[r[j]] = true;
@@ -226,6 +246,8 @@ extern "C" __global__ void gb_lp_reduce(
 
 #: Threads per block of both kernels.
 THREADS = 1024
+#: Entries of a warp step of ``gb_lp_stream`` (``GB_GROUP``; the layout's ``GROUP``).
+_GROUP = 128
 
 #: Float ``min`` / ``max`` through integer atomics: values without the sign bit order like
 #: signed integers, values with it (``-0.0`` included) in reverse like unsigned ones.
@@ -315,6 +337,13 @@ def _smem(fn: Any, nbytes: int, what: str, fix: str) -> None:
     _cuda.allow_dynamic_smem(fn, nbytes)
 
 
+def stream_smem(panel_cols: int, xv: Any, r: Any, xpres: bool, threads: int) -> int:
+    """Shared memory of ``gb_lp_stream``: every warp's staged partials of a group (and
+    their flags), then the panel's ``x`` (and its flags)."""
+    staged = (int(threads) // 32) * _GROUP * (np.dtype(r).itemsize + xpres)
+    return staged + int(panel_cols) * (np.dtype(xv).itemsize + xpres)
+
+
 def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                       threads: int = THREADS) -> VecData:
     """``y = A x`` over the entries of a :class:`~gblas.formats.light_panels.LightPanels`.
@@ -364,7 +393,7 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else _cuda.dummy()
     if L.nunits:
         fn = _cuda.get_function(src, "gb_lp_stream")
-        dyn = L.panel_cols * (xv.dtype.itemsize + (xpres is not None))
+        dyn = stream_smem(L.panel_cols, xv.dtype, r, xpres is not None, threads)
         _smem(fn, dyn, f"a column panel of {L.panel_cols} values of {xv.dtype.name}",
               "build the format with a smaller light_cols")
         fn((L.nunits,), (int(threads),),
