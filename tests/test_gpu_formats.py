@@ -242,14 +242,15 @@ def test_formats_through_the_api(fmt, rng):
 @pytest.mark.parametrize("fmt", ["gpu_segmented", "gpu_heavy_light"])
 @pytest.mark.parametrize("iso", [False, True])
 def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
-    """With free builds the planner's GPU rule picks the format estimated fastest (the
-    other one's bandwidth made hopeless), its reason and estimates in the Plan, and the
-    results equal the CSR pull's."""
+    """With free builds (and no fixed cost per call) the planner's GPU rule picks the
+    format estimated fastest (the other one's bandwidth made hopeless), its reason and
+    estimates in the Plan, and the results equal the CSR pull's."""
     from gblas.planner import cost
 
     monkeypatch.setattr(cost, "GPU_BUILD_NS_ENTRY", 0.0)
     monkeypatch.setattr(cost, "GPU_PANELS_BUILD_NS_ENTRY", 0.0)
     monkeypatch.setattr(cost, "GPU_BUILD_OVERHEAD_S", 0.0)
+    monkeypatch.setattr(cost, "GPU_PANELS_FIXED_S", 0.0)  # (a small graph)
     slow = "GPU_PANELS_GBS" if fmt == "gpu_segmented" else "GPU_SEGMENTED_GBS"
     monkeypatch.setattr(cost, slow, 1e-3)
     S_ = larger_graph(rng, 3000)

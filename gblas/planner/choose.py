@@ -105,7 +105,7 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
     elif direction == "pull":
         fmt, why, more, estimate = choose_pull_format(
             A, pull_csr_transposed, device, T.itemsize, R.itemsize + 1, allowed_frac,
-            settings.memory_budget, not cost.gpu_native_atomic(semiring.add, R))
+            settings.memory_budget, cost.gpu_fold(semiring.add, R))
         reason += "; " + why
         details.update(more)
     variant = direction
@@ -179,7 +179,7 @@ def _mb(nbytes: float) -> str:
 
 def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: int,
                        allowed_frac: float = 1.0, memory_budget: int | None = None,
-                       atomic_cas: bool = False):
+                       fold: str = "native"):
     """The format of a pull SpMV over ``op(A)`` (see the module documentation).
 
     Parameters
@@ -214,7 +214,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     cands = _candidates(device)
     if csr is not None and csr.device == "gpu" and "gpu_segmented" in cands:
         return choose_gpu_pull_format(A, csr, transposed, x_bytes, y_bytes, allowed_frac,
-                                      memory_budget, atomic_cas)
+                                      memory_budget, fold)
     if csr is None or cands == ("csr",) or csr.device != "cpu":
         why = ("csr: the only pull format on " + device if csr is not None else
                "csr: the CSR of A^T is built by this call; other formats are weighed once "
@@ -341,7 +341,7 @@ def _gpu_panel_runs(csr) -> float:
 
 def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                            allowed_frac: float = 1.0, memory_budget: int | None = None,
-                           atomic_cas: bool = False):
+                           fold: str = "native"):
     """The format of a pull SpMV on the GPU: ``csr``, ``gpu_segmented`` or
     ``gpu_heavy_light``.
 
@@ -351,7 +351,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     columns and the runs per entry of the panels; the faster is built when the calls so
     far pay for its build (the same ski rental as on the CPU), it fits the memory budget,
     and the device has room for the build (``GPU_BUILD_MEMORY_FACTOR`` times the CSR).
-    ``atomic_cas``: the monoid folds with a compare-and-swap loop (slower panels).
+    ``fold``: how the monoid folds (:func:`~gblas.planner.cost.gpu_fold`).
 
     Returns
     -------
@@ -365,7 +365,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     runs = _gpu_panel_runs(csr)
     a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
     est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
-                                  allowed_frac, runs, atomic_cas)
+                                  allowed_frac, runs, fold)
     base = est["csr"]
     uses = total_uses(A, transposed)
     details = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),

@@ -296,46 +296,53 @@ GPU_BUILD_OVERHEAD_S = 0.01
 GPU_BUILD_MEMORY_FACTOR = 3.0
 #: gpu_heavy_light with its light entries in column panels (no heavy tile, the default):
 #: GB/s of its own traffic (entries, values, the staged x slices, one partial per run
-#: written and read back with its 16-bit row, y).  On an H100 (Kronecker, float32
-#: plus_times, 16384-column by 32768-row panels) 1670 GB/s at scale 22 (0.52 runs per
-#: entry) and 1726 GB/s at scale 25 (0.73).
-GPU_PANELS_GBS = 1700.0
-#: Seconds per run when the monoid has no native atomic (phase 2 folds with a
-#: compare-and-swap loop): min_plus, folded that way, took 0.22 / 1.87 ms more than
-#: plus_times at scale 22 / 25 for 34M / 386M runs.
-GPU_PANELS_CAS_S = 5.5e-12
+#: written and read back with its 16-bit row, y) and a fixed time per call (two kernels,
+#: their tails).  Fitted on an H100 (Kronecker, float32 min_plus, native atomics,
+#: 16384-column by 32768-row panels): 0.41 ms for 0.78 GB at scale 22, 2.94 ms for
+#: 7.45 GB at scale 25.
+GPU_PANELS_GBS = 2640.0
+GPU_PANELS_FIXED_S = 1.15e-4
+#: Seconds per run by how phase 2 folds the monoid (:func:`gpu_fold`): float ``plus``
+#: (the hardware's compare-and-swap spin on shared memory) took 0.05 / 0.49 ms more than
+#: min_plus at scale 22 / 25 (34M / 386M runs); a compare-and-swap loop (times_times)
+#: 6.6 ms more at scale 25.
+GPU_PANELS_FOLD_S = {"native": 0.0, "float_add": 1.3e-12, "cas": 1.7e-11}
 #: Column panel width the estimate assumes (the format's default).
 GPU_PANEL_COLS = 16384
 #: Build: ns per entry (the tiling and the panel sort; 1.07-1.1 measured).
 GPU_PANELS_BUILD_NS_ENTRY = 1.1
 
 
-def gpu_native_atomic(monoid: Any, r: Any) -> bool:
-    """Whether the GPU kernels fold ``monoid`` on results of dtype ``r`` with one native
-    atomic instruction (else a compare-and-swap loop).
+def gpu_fold(monoid: Any, r: Any) -> str:
+    """How the GPU kernels fold ``monoid`` on results of dtype ``r`` into shared memory:
+    ``"native"`` (one integer atomic instruction; float min / max on their bits),
+    ``"float_add"`` (float ``plus``: the hardware's compare-and-swap spin) or ``"cas"``
+    (a compare-and-swap loop).
 
     Examples
     --------
     >>> from gblas.semirings import builtin
-    >>> gpu_native_atomic(builtin.MONOIDS["plus"], np.float32)
-    True
-    >>> gpu_native_atomic(builtin.MONOIDS["times"], np.float32)
-    False
+    >>> [gpu_fold(builtin.MONOIDS[c], np.float32) for c in ("min", "plus", "times")]
+    ['native', 'float_add', 'cas']
+    >>> gpu_fold(builtin.MONOIDS["plus"], np.int64)
+    'native'
     """
     r = np.dtype(r)
     code = getattr(monoid, "code", None)
     if getattr(monoid, "any_value", False):
-        return True
+        return "native"
     if r.kind == "b":
-        return code in ("plus", "lor", "max", "times", "land", "min", "lxor")
-    if r.itemsize < 4:
-        return code in ("plus", "min", "max")
-    return code in ("plus", "min", "max")  # float min / max: integer atomics on the bits
+        native = code in ("plus", "lor", "max", "times", "land", "min", "lxor")
+    else:
+        native = code in ("plus", "min", "max")
+    if native and code == "plus" and r.kind == "f":
+        return "float_add"
+    return "native" if native else "cas"
 
 
 def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
                        y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0,
-                       runs_per_entry: float | None = None, atomic_cas: bool = False
+                       runs_per_entry: float | None = None, fold: str = "native"
                        ) -> dict[str, Estimate]:
     """Estimated time, build time and bytes of a GPU pull SpMV in CSR and gpu_segmented.
 
@@ -357,8 +364,8 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     runs_per_entry : float, optional
         Runs (a row's entries within one column panel of :data:`GPU_PANEL_COLS`) per
         entry: given, ``gpu_heavy_light`` (light panels) is estimated too.
-    atomic_cas : bool
-        The monoid folds with a compare-and-swap loop (see :func:`gpu_native_atomic`).
+    fold : {"native", "float_add", "cas"}
+        How the monoid folds (:func:`gpu_fold`).
 
     Returns
     -------
@@ -395,7 +402,8 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
         runs = runs_per_entry * nnz
         r = max(y_bytes - 1, 1)
         lp_bytes = nnz * (2 + a_val) + runs * (2 * r + 2) + n * x_bytes + m * y_bytes
-        t = lp_bytes / (GPU_PANELS_GBS * 1e9) + (GPU_PANELS_CAS_S * runs if atomic_cas else 0)
+        t = (lp_bytes / (GPU_PANELS_GBS * 1e9) + GPU_PANELS_FIXED_S
+             + GPU_PANELS_FOLD_S[fold] * runs)
         out["gpu_heavy_light"] = Estimate(
             "gpu_heavy_light", t, GPU_PANELS_BUILD_NS_ENTRY * 1e-9 * nnz
             + GPU_BUILD_OVERHEAD_S, int(lp_bytes),
