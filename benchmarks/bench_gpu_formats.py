@@ -65,8 +65,8 @@ HEAVY_LIGHT = [
     ("default (8192x8192 tiles, light panels)", {}, {}),
     ("light panels only, 8192 columns", {"heavy_threshold": 1 << 40, "light_cols": 8192},
      {}),
-    ("light panels only, 32768-row panels", {"heavy_threshold": 1 << 40,
-                                             "light_rows": 32768}, {}),
+    ("light panels only, 16384-row panels", {"heavy_threshold": 1 << 40,
+                                             "light_rows": 16384}, {}),
     ("light panels only, 512 threads", {"heavy_threshold": 1 << 40}, {"threads": 512}),
     ("default tiles, light CSR pull", {"light": "csr"}, {}),
 ]
