@@ -337,7 +337,7 @@ def _smem(fn: Any, nbytes: int, what: str, fix: str) -> None:
     _cuda.allow_dynamic_smem(fn, nbytes)
 
 
-def stream_smem(panel_cols: int, xv: Any, r: Any, xpres: bool, threads: int) -> int:
+def _stream_smem(panel_cols: int, xv: Any, r: Any, xpres: bool, threads: int) -> int:
     """Shared memory of ``gb_lp_stream``: every warp's staged partials of a group (and
     their flags), then the panel's ``x`` (and its flags)."""
     staged = (int(threads) // 32) * _GROUP * (np.dtype(r).itemsize + xpres)
@@ -393,8 +393,9 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else _cuda.dummy()
     if L.nunits:
         fn = _cuda.get_function(src, "gb_lp_stream")
-        dyn = stream_smem(L.panel_cols, xv.dtype, r, xpres is not None, threads)
-        _smem(fn, dyn, f"a column panel of {L.panel_cols} values of {xv.dtype.name}",
+        dyn = _stream_smem(L.panel_cols, xv.dtype, r, xpres is not None, threads)
+        _smem(fn, dyn, f"a column panel of {L.panel_cols} values of {xv.dtype.name} (and "
+              f"every warp's staged partials of {r.name})",
               "build the format with a smaller light_cols")
         fn((L.nunits,), (int(threads),),
            (L.ent, val, xv, xpres if xpres is not None else _cuda.dummy(),
