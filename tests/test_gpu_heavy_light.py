@@ -190,6 +190,55 @@ def test_light_panels_long_rows(name, dt, rng):
         check(y, expected(A, x, xpres, allow, sr), sr.types(A.dtype, x.dtype)[2])
 
 
+@pytest.mark.parametrize("name,dt", [("plus_times", "float64"), ("min_plus", "int32"),
+                                     ("max_clip", "float32"), ("any_second", "int64")])
+def test_light_panels_every_run_length(name, dt, rng):
+    """Rows of 1 to 140 entries in one column panel: the stretches of lanes without a run
+    start take every length from 0 to 31, so the stream kernel's scan takes every number
+    of steps from none (every lane starts a run) to five."""
+    sr = semiring(name)
+    lengths = np.concatenate([np.ones(200, dtype=np.int64), rng.permutation(np.repeat(
+        np.arange(1, 141), 2))])
+    m, n = lengths.size, 512
+    rows = np.repeat(np.arange(m), lengths)
+    cols = np.concatenate([np.sort(rng.choice(n, k, replace=False)) for k in lengths])
+    A = CSR.from_coo(rows, cols, rand_values(rng, rows.size, dt), (m, n))
+    H = GPUHeavyLight.from_csr(A.to_device("gpu"), heavy_threshold=10 ** 9, light_cols=512,
+                               light_rows=256, light_unit=1024)
+    H.check_invariants()
+    assert H.light_panels.nunits > 10
+    x = rand_values(rng, n, dt)
+    for xpres in (None, rng.random(n) < 0.9):
+        y = run(H, x, xpres, None, sr)
+        check(y, expected(A, x, xpres, None, sr), sr.types(A.dtype, x.dtype)[2])
+
+
+@pytest.mark.parametrize("dt", ["float32", "int64"])
+def test_light_panels_rows_with_a_value(dt, rng):
+    """With a dense x, phase 2 takes the rows with a value from the layout: a row whose
+    products cancel to the identity (0) still has one, an empty row has none; with x
+    flags, a row whose every x is missing has none."""
+    m, n = 300, 64
+    rows = np.repeat(np.arange(0, m, 3), 2)          # rows 1, 2, 4, 5, ... stay empty
+    cols = np.tile([3, 40], m // 3)
+    vals = np.tile(np.array([2, -2], dtype=dt), m // 3)
+    A = CSR.from_coo(rows, cols, vals, (m, n))
+    H = GPUHeavyLight.from_csr(A.to_device("gpu"), heavy_threshold=10 ** 9, light_cols=32,
+                               light_rows=64, light_unit=256)
+    H.check_invariants()
+    assert cp.asnumpy(H.light_panels.row_hit).tolist() == (np.arange(m) % 3 == 0).tolist()
+    sr = builtin.SEMIRINGS["plus_times"]
+    x = np.ones(n, dtype=dt)
+    y = run(H, x, None, None, sr)
+    assert cp.asnumpy(y.present).tolist() == (np.arange(m) % 3 == 0).tolist()
+    assert not cp.asnumpy(y.values)[::3].any()       # 2 - 2 = 0, present
+    xpres = np.ones(n, dtype=bool)
+    xpres[[3, 40]] = False
+    y = run(H, x, xpres, None, sr)
+    assert not cp.asnumpy(y.present).any()
+    check(y, expected(A, x, xpres, None, sr), dt)
+
+
 @pytest.mark.parametrize("threads,unit", [(32, 10), (64, 1000), (128, 1000), (256, 4096)])
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "max_clip", "any_second"])
 def test_hub_row_heavier_than_a_tile(threads, unit, name, rng):
@@ -300,7 +349,7 @@ def test_roundtrip_and_device_moves(rng):
                      (Hg.rp_units, Hc.rp_units), (Hg.col_perm, Hc.col_perm),
                      (Lg.ent, Lc.ent), (Lg.val, Lc.val), (Lg.units, Lc.units),
                      (Lg.gbase, Lc.gbase), (Lg.prow, Lc.prow), (Lg.chunks, Lc.chunks),
-                     (Lg.cptr, Lc.cptr)]:
+                     (Lg.cptr, Lc.cptr), (Lg.row_hit, Lc.row_hit)]:
             if a is None:
                 assert b is None
                 continue

@@ -24,7 +24,10 @@ column ids, so that staging a panel's ``x`` is one contiguous copy):
   reads (a row of many entries has a run in every group it touches, so phase 2 folds
   with atomic updates of its shared-memory accumulators);
 * ``units`` -- int64 ``(nunits, 3)``: ``panel, first entry, end`` (entries of one panel,
-  the first a multiple of :data:`GROUP`, at most ``unit_entries``): one thread block each.
+  the first a multiple of :data:`GROUP`, at most ``unit_entries``): one thread block each;
+* ``row_hit`` -- bool per row: the row has an entry.  When every ``x`` value exists, these
+  are the rows of ``y`` with a value, so phase 2 keeps no presence flags (their byte
+  stores cost it 5% on an H100 at Kronecker scale 25).
 
 Examples
 --------
@@ -82,6 +85,7 @@ class LightPanels:
     prow: Any
     cptr: Any
     chunks: Any
+    row_hit: Any
     nnz: int
     npart: int
     panel_cols: int
@@ -130,7 +134,7 @@ class LightPanels:
     @property
     def nbytes(self) -> int:
         arrays = (self.ent, self.val, self.units, self.gbase, self.prow, self.cptr,
-                  self.chunks)
+                  self.chunks, self.row_hit)
         return int(sum(0 if a is None else a.nbytes for a in arrays))
 
     def stats(self) -> dict:
@@ -147,8 +151,8 @@ class LightPanels:
         mv = lambda a: to_device(a, device)  # noqa: E731
         return LightPanels(self.shape, self.dtype, self.iso_value, mv(self.ent), mv(self.val),
                            mv(self.units), mv(self.gbase), mv(self.prow), mv(self.cptr),
-                           mv(self.chunks), self.nnz, self.npart, self.panel_cols,
-                           self.panel_rows, self.unit_entries, device)
+                           mv(self.chunks), mv(self.row_hit), self.nnz, self.npart,
+                           self.panel_cols, self.panel_rows, self.unit_entries, device)
 
     def to_coo(self) -> tuple[np.ndarray, np.ndarray, Any]:
         """Rows, columns and values (None when iso) of the entries, decoded on the host
@@ -219,6 +223,9 @@ class LightPanels:
         assert np.all(covered == 1), "every partial in exactly one chunk"
         rows, cols, _ = c.to_coo()
         assert np.all((rows >= 0) & (rows < m)) and np.all((cols >= 0) & (cols < n))
+        hit = np.asarray(c.row_hit)
+        assert hit.dtype == np.bool_ and hit.shape == (m,)
+        assert np.array_equal(hit, np.bincount(rows, minlength=m) > 0), "row_hit"
         key = (cols // W) * max(m, 1) * W + rows * W + cols % W
         assert np.all(np.diff(key) > 0), "entries sorted by (panel, row, column), unique"
 
@@ -322,5 +329,6 @@ def _build(csr: CSR, W: int, RR: int, U: int) -> LightPanels:
     first = p0_h[up] + k * U
     end = np.minimum(first + U, p0_h[up] + pc_h[up])
     units = to_device(np.stack([up, first, end], axis=1).reshape(-1, 3), csr.device)
+    row_hit = xp.diff(csr.indptr) > 0
     return LightPanels((m, n), np.dtype(csr.dtype), csr.iso_value, ent, val, units, gbase,
-                       prow, cptr, chunks, nnz, npart, W, RR, U, csr.device)
+                       prow, cptr, chunks, row_hit, nnz, npart, W, RR, U, csr.device)

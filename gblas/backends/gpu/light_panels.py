@@ -8,19 +8,23 @@ Two kernels:
    their 16-bit column offsets).  A lane folds its entries run by run (a run: a row's
    entries within the group) and writes the runs that close inside it; the run open at
    its end continues into the next lanes, whose leading entries are summed by a segmented
-   suffix scan over the warp (shuffles), and the lane where the run began writes it.  So
-   every run is written once, with no atomics, into the stream buffer of partial results:
-   first into the warp's slice of shared memory, then copied out by the whole warp in
-   consecutive stores.  (Lanes writing their own runs straight to global memory scattered
-   every store instruction over the group's range: on an H100 at Kronecker scale 25 the
-   kernel took 2.6 ms, 1.6 ms with the stores left out; staged, the whole float32
-   ``plus_times`` call went from 4.32 to 3.44 ms.)
+   suffix scan over the warp (shuffles), and the lane where the run began writes it.  The
+   scan takes only the steps that the longest stretch of lanes without a run start needs,
+   none when every lane starts one (the pattern-only kernel took 1.47 instead of 1.64 ms
+   on an H100 at Kronecker scale 25).  So every run is written once, with no atomics, into
+   the stream buffer of partial results: first into the warp's slice of shared memory,
+   then copied out by the whole warp in consecutive stores.  (Lanes writing their own runs
+   straight to global memory scattered every store instruction over the group's range: on
+   an H100 at Kronecker scale 25 the kernel took 2.6 ms, 1.6 ms with the stores left out;
+   staged, the whole float32 ``plus_times`` call went from 4.32 to 3.44 ms.)
 2. ``gb_lp_reduce`` -- one thread block per row panel.  Its accumulators (one per row, at
-   the monoid's identity) and presence flags live in shared memory; the warps read the
-   panel's chunks of partials (coalesced) and fold each into its row's accumulator with
-   the push kernel's atomic update (:func:`.mxv.scatter_plan`: a native atomic where one
-   exists, a compare-and-swap loop otherwise; float ``min`` / ``max`` as integer atomics
-   on their bits), then the block writes ``y`` and its flags.
+   the monoid's identity) live in shared memory, and so do the rows' presence flags when
+   ``x`` has flags (with a dense ``x`` the rows with a value are the layout's
+   ``row_hit``).  The warps read the panel's chunks of partials (coalesced) and fold each
+   into its row's accumulator with the push kernel's atomic update
+   (:func:`.mxv.scatter_plan`: a native atomic where one exists, a compare-and-swap loop
+   otherwise; float ``min`` / ``max`` as integer atomics on their bits), then the block
+   writes ``y`` and its flags.
    When a row panel's accumulators do not fit a block's shared memory (8-byte results in
    32768-row panels), it is split among several blocks, each folding only the partials of
    its share of the rows (the panel's partials are then read once per share).
@@ -148,15 +152,18 @@ extern "C" __global__ void gb_lp_stream(
             aa = ca;
         }
         /* segmented suffix scan of (ah, aa): a segment ends at the first lane (inclusive)
-           where a run starts */
+           where a run starts.  Step o is taken only while some o consecutive lanes start
+           no run (`rz`: the lanes where such a stretch begins), so groups whose lanes all
+           start a run skip the scan */
         const unsigned starts = __ballot_sync(0xffffffffu, seen);
         const unsigned ge = starts & ~lt;
         const int last = ge ? __ffs(ge) - 1 : 31;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
+        unsigned rz = ~starts;
+        for (int o = 1; o < 32 && rz; o <<= 1) {
             const R_t oa = gb_shfl_down(0xffffffffu, aa, o);
             const bool oh = gb_shfl_down(0xffffffffu, ah, o);
             if (lane + o <= last) gb_lp_fold(ah, aa, oh, oa);
+            rz &= rz >> o;
         }
         const R_t na = gb_shfl_down(0xffffffffu, aa, 1);
         const bool nh2 = gb_shfl_down(0xffffffffu, ah, 1);
@@ -185,11 +192,13 @@ extern "C" __global__ void gb_lp_reduce(
     const R_t* __restrict__ part, const bool* __restrict__ ppres,
     const unsigned short* __restrict__ prow, const long long* __restrict__ cptr,
     const long long* __restrict__ chunks, long long m, const bool* __restrict__ allow,
-    R_t* __restrict__ y, bool* __restrict__ ypres)
+    const bool* __restrict__ row_hit, R_t* __restrict__ y, bool* __restrict__ ypres)
 {
     extern __shared__ __align__(16) unsigned char gb_dyn[];
     acc_t* acc = (acc_t*)gb_dyn;
-    bool* sh = (bool*)(acc + GB_RS);
+#if GB_XPRES
+    bool* sh = (bool*)(acc + GB_RS);   /* a present partial reached the row */
+#endif
     /* block (q, s): rows [s * GB_RS, (s + 1) * GB_RS) of row panel q */
     const long long q = blockIdx.x / GB_SUB;
     const int s0 = (int)(blockIdx.x - q * GB_SUB) * GB_RS;
@@ -197,7 +206,9 @@ extern "C" __global__ void gb_lp_reduce(
     const int nr = (int)min((long long)(GB_RR - s0 < GB_RS ? GB_RR - s0 : GB_RS), m - r0);
     for (int k = threadIdx.x; k < nr; k += blockDim.x) {
         acc[k] = GB_IDENT;
+#if GB_XPRES
         sh[k] = false;
+#endif
     }
     __syncthreads();
     const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
@@ -226,7 +237,9 @@ extern "C" __global__ void gb_lp_reduce(
             for (int j = 0; j < GB_RK; ++j) {
                 if (ok[j]) {
                     gb_scatter(acc + r[j], v[j]);
+#if GB_XPRES
                     sh[r[j]] = true;
+#endif
                 }
             }
         }
@@ -234,7 +247,11 @@ extern "C" __global__ void gb_lp_reduce(
     __syncthreads();
     for (int k = threadIdx.x; k < nr; k += blockDim.x) {
         const long long row = r0 + k;
+#if GB_XPRES
         bool h = sh[k];
+#else
+        bool h = row_hit[row];   /* every partial is present */
+#endif
 #if GB_ALLOW
         h = h && allow[row];
 #endif
@@ -385,7 +402,8 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     xpres = None if x.present is None else _bool_array(x.present)
     val = L.val if L.val is not None else cp.full(1, L.iso_value, dtype=L.dtype)
     acc = _scatter(semiring.add, r)[0]
-    sub = -(-L.panel_rows * (acc.itemsize + 1) // _cuda.max_block_smem())
+    flag = int(xpres is not None)   # phase 2's presence flag per row
+    sub = -(-L.panel_rows * (acc.itemsize + flag) // _cuda.max_block_smem())
     src, acc = panels_source(semiring, types, av=val.dtype, xv=xv.dtype, iso=L.val is None,
                              xpres=xpres is not None, allow=allow is not None,
                              panel_cols=L.panel_cols, panel_rows=L.panel_rows, sub=sub)
@@ -402,10 +420,10 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
             np.int64(xv.size), L.units, L.gbase, part, ppres), shared_mem=dyn)
     fn = _cuda.get_function(src, "gb_lp_reduce")
     rs = -(-L.panel_rows // sub)
-    dyn = rs * (acc.itemsize + 1)
+    dyn = rs * (acc.itemsize + flag)
     _smem(fn, dyn, f"{rs} accumulators of {acc.name}", "build the format with a smaller "
           "light_rows")
     fn((L.n_row_panels * sub,), (int(threads),),
        (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m),
-        allow if allow is not None else _cuda.dummy(), y, ypres), shared_mem=dyn)
+        allow if allow is not None else _cuda.dummy(), L.row_hit, y, ypres), shared_mem=dyn)
     return VecData(m, None, y, ypres)
