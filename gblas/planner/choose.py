@@ -135,9 +135,20 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
         est = cost.push_bytes(details.get("active_edges", nnz), x_nvals, nrows, a_val,
                               R.itemsize)
     details["csr_transposed"] = csr_t
-    details["types"] = (T.name, M.name, R.name)
+    details["types"] = _type_names(T, M, R)
     return Plan("mxv", fmt, direction, device, _kernel_name("mxv", fmt, device, variant),
                 tuple(conversions), est, reason, details)
+
+
+_TYPE_NAMES: dict = {}
+
+
+def _type_names(*dts) -> tuple[str, ...]:
+    """The dtypes' names (NumPy builds ``dtype.name`` anew on every access)."""
+    got = _TYPE_NAMES.get(dts)
+    if got is None:
+        got = _TYPE_NAMES[dts] = tuple(np.dtype(d).name for d in dts)
+    return got
 
 
 def total_uses(A, transposed: bool) -> int:
@@ -361,22 +372,30 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
 
     m, n = csr.shape
     l2 = hardware.gpu_l2_bytes()
-    share = _gpu_hot_share(A, csr, transposed)
-    runs = _gpu_panel_runs(csr)
-    a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
-    est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
-                                  allowed_frac, runs, fold)
+    # the estimates and their words do not change between the calls of an iterative
+    # algorithm: they are cached with the CSR, like the CPU planner's
+    memo = cost.summary(csr)
+    key = ("gpu_pull", transposed, x_bytes, y_bytes, allowed_frac, fold, l2)
+    fixed = memo.get(key)
+    if fixed is None:
+        share = _gpu_hot_share(A, csr, transposed)
+        runs = _gpu_panel_runs(csr)
+        a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
+        est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
+                                      allowed_frac, runs, fold)
+        facts = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),
+                 "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},
+                 "build_s": {f: round(v.build_seconds, 4) for f, v in est.items()}}
+        where = (f"vertex data {_mb(n * x_bytes + m * y_bytes)} vs {_mb(l2)} L2, "
+                 f"{100 * share:.0f}% of entries in the {DEFAULT_HOT:,} busiest columns, "
+                 f"{runs:.2f} panel runs per entry")
+        ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms"
+                                   for f, v in est.items()) + " per call"
+        fixed = memo[key] = (est, facts, where, ests)
+    est, facts, where, ests = fixed
     base = est["csr"]
     uses = total_uses(A, transposed)
-    details = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),
-               "uses": uses,
-               "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},
-               "build_s": {f: round(v.build_seconds, 4) for f, v in est.items()}}
-    where = (f"vertex data {_mb(n * x_bytes + m * y_bytes)} vs {_mb(l2)} L2, "
-             f"{100 * share:.0f}% of entries in the {DEFAULT_HOT:,} busiest columns, "
-             f"{runs:.2f} panel runs per entry")
-    ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms" for f, v in est.items()) + \
-        " per call"
+    details = dict(facts, uses=uses)
     others = [f for f in est if f != "csr"]
     built = [f for f in others if A._cache.get((f, transposed, ())) is not None]
     best_built = min(built, key=lambda f: est[f].seconds, default=None)

@@ -282,11 +282,16 @@ class Semiring:
         self.multiply = multiply
 
     def types(self, a: np.dtype, b: np.dtype) -> tuple[np.dtype, np.dtype, np.dtype]:
-        """``(T, M, R)``: inputs are cast to T, ``multiply`` gives M, ``add`` gives R."""
-        t = dtypes.unify(np.dtype(a), np.dtype(b))
-        m = self.multiply.output_dtype(t)
-        r = self.add.output_dtype(m)
-        return t, m, r
+        """``(T, M, R)``: inputs are cast to T, ``multiply`` gives M, ``add`` gives R
+        (remembered per pair of dtypes: every call of an operation asks)."""
+        memo = self.__dict__.setdefault("_types", {})
+        key = (a, b)
+        got = memo.get(key)
+        if got is None:
+            t = dtypes.unify(np.dtype(a), np.dtype(b))
+            m = self.multiply.output_dtype(t)
+            got = memo[key] = (t, m, self.add.output_dtype(m))
+        return got
 
     def check_dtype(self, dt: np.dtype, call: str, arg: str = "semiring") -> None:
         self.multiply.check_dtype(dt, call, arg)

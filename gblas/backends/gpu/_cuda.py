@@ -305,10 +305,14 @@ def max_block_smem() -> int:
     return v
 
 
+_DYN_SMEM: dict = {}
+
+
 def allow_dynamic_smem(fn: Any, nbytes: int) -> None:
     """Let kernel ``fn`` launch with ``nbytes`` of dynamic shared memory (above 48 KiB a
-    kernel must opt in)."""
-    if nbytes <= 48 << 10 or getattr(fn, "_gb_dyn", 0) >= nbytes:
+    kernel must opt in).  What was granted is remembered per kernel (the kernels live as
+    long as their cached modules), so later calls cost a dictionary lookup."""
+    if nbytes <= 48 << 10 or _DYN_SMEM.get(id(fn), 0) >= nbytes:
         return
     import cupy
 
@@ -318,7 +322,4 @@ def allow_dynamic_smem(fn: Any, nbytes: int) -> None:
         drv = cupy.cuda.driver
         drv.funcSetAttribute(fn.ptr, drv.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              nbytes)
-    try:
-        fn._gb_dyn = nbytes
-    except AttributeError:  # an extension type without a __dict__: set it every time
-        pass
+    _DYN_SMEM[id(fn)] = nbytes

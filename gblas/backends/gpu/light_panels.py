@@ -346,11 +346,12 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
     ), acc
 
 
-def _smem(fn: Any, nbytes: int, what: str, fix: str) -> None:
+def _smem(fn: Any, nbytes: int, what: Any, fix: str) -> None:
+    """Opt ``fn`` in to ``nbytes`` of shared memory, or raise naming ``what()``."""
     most = _cuda.max_block_smem()
     if nbytes > most:
-        raise ValueError(f"mxv gpu_heavy_light: {what} needs {nbytes} bytes of shared memory "
-                         f"(a thread block has {most}); {fix}")
+        raise ValueError(f"mxv gpu_heavy_light: {what()} needs {nbytes} bytes of shared "
+                         f"memory (a thread block has {most}); {fix}")
     _cuda.allow_dynamic_smem(fn, nbytes)
 
 
@@ -359,6 +360,14 @@ def _stream_smem(panel_cols: int, xv: Any, r: Any, xpres: bool, threads: int) ->
     their flags), then the panel's ``x`` (and its flags)."""
     staged = (int(threads) // 32) * _GROUP * (np.dtype(r).itemsize + xpres)
     return staged + int(panel_cols) * (np.dtype(xv).itemsize + xpres)
+
+
+def _iso_array(L: Any) -> Any:
+    """The iso value of ``L`` as a one-element device array (made once per layout)."""
+    arr = getattr(L, "_iso_array", None)
+    if arr is None:
+        arr = L._iso_array = cp.full(1, L.iso_value, dtype=L.dtype)
+    return arr
 
 
 def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
@@ -400,7 +409,7 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         return VecData(0, None, y, ypres)
     xv = x.values
     xpres = None if x.present is None else _bool_array(x.present)
-    val = L.val if L.val is not None else cp.full(1, L.iso_value, dtype=L.dtype)
+    val = L.val if L.val is not None else _iso_array(L)
     acc = _scatter(semiring.add, r)[0]
     flag = int(xpres is not None)   # phase 2's presence flag per row
     sub = -(-L.panel_rows * (acc.itemsize + flag) // _cuda.max_block_smem())
@@ -412,8 +421,8 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     if L.nunits:
         fn = _cuda.get_function(src, "gb_lp_stream")
         dyn = _stream_smem(L.panel_cols, xv.dtype, r, xpres is not None, threads)
-        _smem(fn, dyn, f"a column panel of {L.panel_cols} values of {xv.dtype.name} (and "
-              f"every warp's staged partials of {r.name})",
+        _smem(fn, dyn, lambda: f"a column panel of {L.panel_cols} values of {xv.dtype.name} "
+              f"(and every warp's staged partials of {r.name})",
               "build the format with a smaller light_cols")
         fn((L.nunits,), (int(threads),),
            (L.ent, val, xv, xpres if xpres is not None else _cuda.dummy(),
@@ -421,8 +430,8 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     fn = _cuda.get_function(src, "gb_lp_reduce")
     rs = -(-L.panel_rows // sub)
     dyn = rs * (acc.itemsize + flag)
-    _smem(fn, dyn, f"{rs} accumulators of {acc.name}", "build the format with a smaller "
-          "light_rows")
+    _smem(fn, dyn, lambda: f"{rs} accumulators of {acc.name}", "build the format with a "
+          "smaller light_rows")
     fn((L.n_row_panels * sub,), (int(threads),),
        (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m),
         allow if allow is not None else _cuda.dummy(), L.row_hit, y, ypres), shared_mem=dyn)
