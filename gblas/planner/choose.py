@@ -372,10 +372,11 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
 
     m, n = csr.shape
     l2 = hardware.gpu_l2_bytes()
-    # the estimates and their words do not change between the calls of an iterative
-    # algorithm: they are cached with the CSR, like the CPU planner's
-    memo = cost.summary(csr)
-    key = ("gpu_pull", transposed, x_bytes, y_bytes, allowed_frac, fold, l2)
+    # the estimates and their words do not change between the unmasked calls of an
+    # iterative algorithm: they are cached with the CSR, like the CPU planner's (a masked
+    # call's fraction of allowed rows changes from call to call: estimated afresh)
+    memo = cost.summary(csr) if allowed_frac == 1.0 else {}
+    key = ("gpu_pull", transposed, x_bytes, y_bytes, fold, l2)
     fixed = memo.get(key)
     if fixed is None:
         share = _gpu_hot_share(A, csr, transposed)
