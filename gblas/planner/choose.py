@@ -396,7 +396,8 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     est, facts, where, ests = fixed
     base = est["csr"]
     uses = total_uses(A, transposed)
-    details = dict(facts, uses=uses)
+    details = dict(facts, uses=uses, estimates_ms=dict(facts["estimates_ms"]),
+                   build_s=dict(facts["build_s"]))  # a Plan's own copy
     others = [f for f in est if f != "csr"]
     built = [f for f in others if A._cache.get((f, transposed, ())) is not None]
     best_built = min(built, key=lambda f: est[f].seconds, default=None)
