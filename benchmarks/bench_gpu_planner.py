@@ -8,7 +8,9 @@ For each Kronecker scale (float32 values, built as in :mod:`benchmarks.bench_gpu
 * a PageRank pull iteration on the pattern-only matrix (no values: ``y = P plus.second x``,
   rows are the destinations), the same way;
 * ``min_plus`` and a user-defined semiring (``max`` of a Python ``clip(a * b)``, compiled
-  from the same Python function as on the CPU) against ``plus_times`` on the same format;
+  from the same Python function as on the CPU) against ``plus_times`` on the same format,
+  and ``times_times``, whose monoid has no native atomic (folded by atomic exchanges in
+  shared memory; the planner may pick another format for it);
 * the memory-bandwidth floor: every index read once (and every value, for a valued
   matrix), ``indptr``, ``x`` and ``y`` once, at the device-to-device copy bandwidth
   measured in the same run.
@@ -116,7 +118,8 @@ def run_scale(scale: int, args: argparse.Namespace, copy_gbs: float) -> list[dic
             f"switched after {calls} calls ({secs:.2f} s incl. build); max rel diff vs CSR "
             f"{err:.1e}; plan: {plan.reason}")
         if "values" in label:
-            for name, s in (("min_plus", "min_plus"), ("user max.clip_times", udf)):
+            for name, s in (("min_plus", "min_plus"), ("user max.clip_times", udf),
+                            ("times_times (no native atomic)", "times_times")):
                 ts = time_ms(lambda s=s, M=M: gb.mxv(M, x, s), args.repeat)
                 add(f"{name}, float32 values: planner", ts, floor,
                     gb.explain(gb.mxv, M, x, s).format, f"{ts / t:.2f}x plus_times")

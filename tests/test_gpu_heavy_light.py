@@ -213,6 +213,34 @@ def test_light_panels_every_run_length(name, dt, rng):
         check(y, expected(A, x, xpres, None, sr), sr.types(A.dtype, x.dtype)[2])
 
 
+@pytest.mark.parametrize("name,dt", [("times_times", "float32"), ("times_times", "float64"),
+                                     ("times_times", "int32"), ("times_times", "int16"),
+                                     ("umax_times", "int64"), ("umax_times", "uint8")])
+def test_light_panels_exchange_fold_under_contention(name, dt, rng):
+    """Monoids without a native atomic fold by atomic exchanges in phase 2: four dense
+    rows have a partial in each of 64 column panels, which the warps of a block fold into
+    the same accumulators at once.  Values of +-1 keep every ``times`` product exact."""
+    sr = semiring(name)
+    m, n = 700, 4096
+    pat = rng.random((m, n)) < 0.002
+    pat[[3, 4, 300, 699]] = True
+    rows, cols = np.nonzero(pat)
+    signs = rng.choice(np.array([-1, 1]), rows.size)
+    vals = rand_values(rng, rows.size, dt) if name == "umax_times" else signs.astype(dt)
+    A = CSR.from_coo(rows, cols, vals, (m, n))
+    H = GPUHeavyLight.from_csr(A.to_device("gpu"), heavy_threshold=10 ** 9, light_cols=64,
+                               light_rows=256, light_unit=2048)
+    H.check_invariants()
+    L = H.light_panels
+    assert L.nunits >= 64 and L.n_row_panels == 3
+    x = rand_values(rng, n, dt) if name == "umax_times" else \
+        rng.choice(np.array([-1, 1]), n).astype(dt)
+    for xpres in (None, rng.random(n) < 0.9):
+        for _ in range(3):   # the order of the updates changes between calls
+            y = run(H, x, xpres, None, sr)
+            check(y, expected(A, x, xpres, None, sr), sr.types(A.dtype, x.dtype)[2])
+
+
 @pytest.mark.parametrize("dt", ["float32", "int64"])
 def test_light_panels_rows_with_a_value(dt, rng):
     """With a dense x, phase 2 takes the rows with a value from the layout: a row whose

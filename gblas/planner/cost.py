@@ -304,9 +304,14 @@ GPU_PANELS_GBS = 2640.0
 GPU_PANELS_FIXED_S = 1.15e-4
 #: Seconds per run by how phase 2 folds the monoid (:func:`gpu_fold`): float ``plus``
 #: (the hardware's compare-and-swap spin on shared memory) took 0.05 / 0.49 ms more than
-#: min_plus at scale 22 / 25 (34M / 386M runs); a compare-and-swap loop (times_times)
-#: 6.6 ms more at scale 25.
-GPU_PANELS_FOLD_S = {"native": 0.0, "float_add": 1.3e-12, "cas": 1.7e-11}
+#: min_plus at scale 22 / 25 (34M / 386M runs); the exchange loop of monoids without a
+#: native atomic (float32 times_times's phase 2) 0.12 ms more at scale 22 and 3.6 ms more
+#: at 25 (3.6e-12 and 9.3e-12 s per run).  The constant lies between.  Through gb.mxv
+#: (H100, float32 times_times), gpu_segmented / the light panels / CSR took 0.62 / 0.56 /
+#: 0.95 ms at scale 22 and 4.85 / 6.66 / 10.2 ms at 25: with this constant the planner
+#: picks gpu_segmented at both (right at 25, 12% slower than the panels at 22); with the
+#: scale-22 fit it would pick the panels at 25 too.
+GPU_PANELS_FOLD_S = {"native": 0.0, "float_add": 1.3e-12, "exchange": 5.8e-12}
 #: Column panel width the estimate assumes (the format's default).
 GPU_PANEL_COLS = 16384
 #: Build: ns per entry (the tiling and the panel sort; 1.07-1.1 measured).
@@ -316,14 +321,15 @@ GPU_PANELS_BUILD_NS_ENTRY = 1.1
 def gpu_fold(monoid: Any, r: Any) -> str:
     """How the GPU kernels fold ``monoid`` on results of dtype ``r`` into shared memory:
     ``"native"`` (one integer atomic instruction; float min / max on their bits),
-    ``"float_add"`` (float ``plus``: the hardware's compare-and-swap spin) or ``"cas"``
-    (a compare-and-swap loop).
+    ``"float_add"`` (float ``plus``: the hardware's compare-and-swap spin) or
+    ``"exchange"`` (a loop of two atomic exchanges per update, for monoids without a
+    native atomic).
 
     Examples
     --------
     >>> from gblas.semirings import builtin
     >>> [gpu_fold(builtin.MONOIDS[c], np.float32) for c in ("min", "plus", "times")]
-    ['native', 'float_add', 'cas']
+    ['native', 'float_add', 'exchange']
     >>> gpu_fold(builtin.MONOIDS["plus"], np.int64)
     'native'
     """
@@ -337,7 +343,7 @@ def gpu_fold(monoid: Any, r: Any) -> str:
         native = code in ("plus", "min", "max")
     if native and code == "plus" and r.kind == "f":
         return "float_add"
-    return "native" if native else "cas"
+    return "native" if native else "exchange"
 
 
 def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
@@ -364,7 +370,7 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     runs_per_entry : float, optional
         Runs (a row's entries within one column panel of :data:`GPU_PANEL_COLS`) per
         entry: given, ``gpu_heavy_light`` (light panels) is estimated too.
-    fold : {"native", "float_add", "cas"}
+    fold : {"native", "float_add", "exchange"}
         How the monoid folds (:func:`gpu_fold`).
 
     Returns

@@ -21,10 +21,10 @@ Two kernels:
    the monoid's identity) live in shared memory, and so do the rows' presence flags when
    ``x`` has flags (with a dense ``x`` the rows with a value are the layout's
    ``row_hit``).  The warps read the panel's chunks of partials (coalesced) and fold each
-   into its row's accumulator with the push kernel's atomic update
-   (:func:`.mxv.scatter_plan`: a native atomic where one exists, a compare-and-swap loop
-   otherwise; float ``min`` / ``max`` as integer atomics on their bits), then the block
-   writes ``y`` and its flags.
+   into its row's accumulator with an atomic update (:func:`.mxv.scatter_plan` for shared
+   memory: a native atomic where one exists, a loop of atomic exchanges otherwise; float
+   ``min`` / ``max`` as integer atomics on their bits), then the block writes ``y`` and
+   its flags.
    When a row panel's accumulators do not fit a block's shared memory (8-byte results in
    32768-row panels), it is split among several blocks, each folding only the partials of
    its share of the rows (the panel's partials are then read once per share).
@@ -277,9 +277,9 @@ __device__ __forceinline__ void gb_scatter(acc_t* p, R_t v) {
 
 
 def _scatter(monoid: Any, r: np.dtype) -> tuple[np.dtype, str]:
-    """The accumulator dtype and ``gb_scatter`` of phase 2: :func:`.mxv.scatter_plan`'s,
-    except float ``min`` / ``max``, which take one native integer atomic instead of a
-    compare-and-swap loop (the same result for every value but NaN, whose place in the
+    """The accumulator dtype and ``gb_scatter`` of phase 2: :func:`.mxv.scatter_plan`'s
+    for shared memory, except float ``min`` / ``max``, which take one native integer
+    atomic instead of an exchange loop (the same result for every value but NaN, whose place in the
     order of atomic updates decides the outcome either way)."""
     if r.kind == "f" and monoid.code in ("min", "max") and not monoid.any_value:
         wide = r.itemsize == 8
@@ -291,7 +291,7 @@ def _scatter(monoid: Any, r: np.dtype) -> tuple[np.dtype, str]:
                 "ubits": "(unsigned long long)__double_as_longlong" if wide
                 else "__float_as_uint"}
         return r, _FLOAT_MINMAX % fill
-    return scatter_plan(monoid, r)
+    return scatter_plan(monoid, r, shared=True)
 
 
 @functools.lru_cache(maxsize=512)

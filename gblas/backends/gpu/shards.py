@@ -5,7 +5,7 @@
 (coalesced reads of ``dst``, ``src`` and the values; ``x`` read in increasing column
 order) and fold each product into replica ``thread mod R`` of the destination with a
 shared-memory atomic (hardware ``atomicAdd`` / ``atomicMin`` / ``atomicMax`` / ``atomicOr``
-... where the monoid and type have one, a compare-and-swap loop applying the monoid
+... where the monoid and type have one, a loop of atomic exchanges applying the monoid
 otherwise: any semiring works, see :func:`.mxv.scatter_plan`).  Then one thread per
 destination folds the ``R`` replicas and writes ``y`` (a shard of one item) or the item's
 partial results, which ``gb_shard_combine`` folds per shard of several items.
@@ -153,7 +153,7 @@ def shard_source(semiring: Any, types: tuple, *, ix: Any, av: Any, xv: Any, iso:
     (str, numpy.dtype)
     """
     r = np.dtype(types[2])
-    acc, scatter = scatter_plan(semiring.add, r)
+    acc, scatter = scatter_plan(semiring.add, r, shared=True)
     if semiring.add.any_value:
         ident = _cuda.c_literal(0, acc)
     else:
