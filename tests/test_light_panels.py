@@ -107,6 +107,33 @@ def test_heavy_light_keeps_panels_of_its_light_entries():
     assert (H.to_device("cpu").to_csr().to_scipy() != A.to_scipy()).nnz == 0
 
 
+@pytest.mark.parametrize("iso", [False, True])
+def test_heavy_light_without_reachable_heavy_tiles_shares_the_csr(iso):
+    """When no tile can reach the threshold (the default with light panels, or one above
+    the tile size or the entry count), the light part is the CSR itself: no copy, no
+    relabelling, no heavy unit; the panels are those of the CSR."""
+    rng = np.random.default_rng(5)
+    pat = rng.random((70, 90)) < 0.15
+    pat[:8, :32] = True
+    rows, cols = np.nonzero(pat)
+    A = CSR.from_coo(rows, cols, None if iso else rng.random(rows.size), (70, 90))
+    kw = dict(tile_rows=8, tile_cols=32, light_cols=16, light_rows=8)
+    for thr in (None, 8 * 32 + 1, A.nnz + 1):
+        H = GPUHeavyLight.from_csr(A, heavy_threshold=thr, **kw)
+        H.check_invariants()
+        assert H.light is A and H.nunits == 0 and H.n_heavy == 0 and H.col_perm is None
+        assert H.reorder is None and (H.hval is None) == iso
+        assert H.light_shared and H.nbytes < A.nbytes + H.light_panels.nbytes
+        L = LightPanels.from_csr(A, panel_cols=16, panel_rows=8)
+        assert np.array_equal(H.light_panels.ent, L.ent)
+        assert (H.to_csr().to_scipy() != A.to_scipy()).nnz == 0
+    # a reachable threshold tiles as before: the corner's 256 entries make a heavy tile
+    H = GPUHeavyLight.from_csr(A, heavy_threshold=8 * 32, reorder=None, **kw)
+    H.check_invariants()
+    assert H.nunits > 0 and H.light is not A and H.light.nnz == A.nnz - 256
+    assert not H.light_shared and H.nbytes > H.light.nbytes + H.light_panels.nbytes
+
+
 @pytest.mark.parametrize("bad", [dict(panel_cols=0), dict(panel_cols=HEAD + 1),
                                  dict(panel_rows=0), dict(panel_rows=65537),
                                  dict(unit_entries=0)])

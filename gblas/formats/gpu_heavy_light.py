@@ -37,7 +37,8 @@ This format adapts it as follows:
 
 Layout:
 
-* ``light`` -- CSR ``(m, n)`` of the light entries (original column ids);
+* ``light`` -- CSR ``(m, n)`` of the light entries (original column ids; the matrix's own
+  CSR, shared, when no tile can reach ``heavy_threshold``);
 * ``hrow``, ``hcol``, ``hval`` -- heavy entries in the transposed unit layout: row offset
   in the row panel (uint16, :data:`PAD` for padding), column offset in the column panel
   of the *relabelled* columns (uint16), value (None when iso);
@@ -175,6 +176,8 @@ class GPUHeavyLight:
     reorder: str | None = None
     device: str = "cpu"
     light_panels: LightPanels | None = None
+    #: ``light`` is the CSR the format was built from (not counted in :attr:`nbytes`).
+    light_shared: bool = False
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -203,7 +206,9 @@ class GPUHeavyLight:
             Threads per unit, a multiple of 32 up to 1024 (default
             :data:`DEFAULT_BLOCK_THREADS`); the stored layout depends on it.
         reorder : {"degree", None}
-            Relabel the columns by decreasing in-degree before tiling, or keep them.
+            Relabel the columns by decreasing in-degree before tiling, or keep them (no
+            relabelling when no tile can reach ``heavy_threshold``: it serves the heavy
+            tiles only).
         light : {"panels", "csr"}
             Lay the light entries out in column panels as well
             (:class:`~gblas.formats.light_panels.LightPanels`, MultiGraph's stream
@@ -308,8 +313,8 @@ class GPUHeavyLight:
         arrays = (self.hrow, self.hcol, self.hval, self.units, self.u_off, self.hrp,
                   self.rp_uptr, self.rp_units, self.col_perm)
         lp = 0 if self.light_panels is None else self.light_panels.nbytes
-        return int(self.light.nbytes + lp
-                   + sum(0 if a is None else a.nbytes for a in arrays))
+        light = 0 if self.light_shared else self.light.nbytes
+        return int(light + lp + sum(0 if a is None else a.nbytes for a in arrays))
 
     def stats(self) -> dict:
         """Sizes for reports: tiles, units, heavy share, padding, partials, bytes per entry."""
@@ -451,11 +456,31 @@ class GPUHeavyLight:
             assert np.all(np.diff(units[us, _CP]) >= 0)
 
 
+def _all_light(csr: CSR, TR: int, TC: int, thr: int, U: int, NT: int) -> GPUHeavyLight:
+    """No tile can reach ``thr`` entries: every entry is light and the light part is
+    ``csr`` itself (no copy, no column relabelling, no sort; on an H100 the build with
+    light panels took 25 instead of 59 ms at Kronecker scale 22, 214 instead of 495 ms
+    at 25)."""
+    xp = xp_for(csr.device)
+    dev = csr.device
+    m, n = (int(s) for s in csr.shape)
+    hval = None if csr.values is None else xp.zeros(0, dtype=csr.dtype)
+    empty = lambda shape, dt: to_device(np.zeros(shape, dtype=dt), dev)  # noqa: E731
+    return GPUHeavyLight(
+        (m, n), np.dtype(csr.dtype), csr.iso_value, csr, xp.zeros(0, dtype=np.uint16),
+        xp.zeros(0, dtype=np.uint16), hval, empty((0, 6), np.int64), empty(1, np.int64),
+        empty(0, np.int64), empty(1, np.int64), empty(0, np.int32), None, 0,
+        np.zeros((0, 3), dtype=np.int64), 0, TR, TC, thr, U, NT, 0, None, dev,
+        light_shared=True)
+
+
 def _build(csr: CSR, TR: int, TC: int, thr: int, U: int, NT: int,
            reorder: str | None) -> GPUHeavyLight:
     xp = xp_for(csr.device)
     m, n = (int(s) for s in csr.shape)
     nnz = csr.nnz
+    if thr > min(nnz, TR * TC):
+        return _all_light(csr, TR, TC, thr, U, NT)
     iso = csr.values is None
     nrp = -(-m // TR) if m else 0
     ncp = -(-n // TC) if n else 0

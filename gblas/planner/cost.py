@@ -314,8 +314,9 @@ GPU_PANELS_FIXED_S = 1.15e-4
 GPU_PANELS_FOLD_S = {"native": 0.0, "float_add": 1.3e-12, "exchange": 5.8e-12}
 #: Column panel width the estimate assumes (the format's default).
 GPU_PANEL_COLS = 16384
-#: Build: ns per entry (the tiling and the panel sort; 1.07-1.1 measured).
-GPU_PANELS_BUILD_NS_ENTRY = 1.1
+#: Build: ns per entry (the panel sort and layout; no tiling when no tile can be heavy,
+#: the default).  H100 figures in ``benchmarks/results/planner_gpu.md``.
+GPU_PANELS_BUILD_NS_ENTRY = 0.4
 
 
 def gpu_fold(monoid: Any, r: Any) -> str:
