@@ -279,8 +279,8 @@ __device__ __forceinline__ void gb_scatter(acc_t* p, R_t v) {
 def _scatter(monoid: Any, r: np.dtype) -> tuple[np.dtype, str]:
     """The accumulator dtype and ``gb_scatter`` of phase 2: :func:`.mxv.scatter_plan`'s
     for shared memory, except float ``min`` / ``max``, which take one native integer
-    atomic instead of an exchange loop (the same result for every value but NaN, whose place in the
-    order of atomic updates decides the outcome either way)."""
+    atomic instead of an exchange loop (the same result for every value but NaN, whose
+    place in the order of atomic updates decides the outcome either way)."""
     if r.kind == "f" and monoid.code in ("min", "max") and not monoid.any_value:
         wide = r.itemsize == 8
         fill = {"pos": "Min" if monoid.code == "min" else "Max",
