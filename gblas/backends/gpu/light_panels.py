@@ -276,6 +276,7 @@ __device__ __forceinline__ void gb_scatter(acc_t* p, R_t v) {
 """
 
 
+@functools.lru_cache(maxsize=512)
 def _scatter(monoid: Any, r: np.dtype) -> tuple[np.dtype, str]:
     """The accumulator dtype and ``gb_scatter`` of phase 2: :func:`.mxv.scatter_plan`'s
     for shared memory, except float ``min`` / ``max``, which take one native integer
