@@ -59,8 +59,8 @@ def layouts(draw):
     iso = draw(st.booleans())
     A = CSR.from_coo(rows, cols, None if iso else rng.random(rows.size) + 0.5, (m, n),
                      **({"iso_value": 2.0} if iso else {}))
-    params = dict(panel_cols=draw(st.integers(1, 20)), panel_rows=draw(st.integers(1, 20)),
-                  unit_entries=draw(st.integers(1, 400)))
+    params = dict(panel_cols=draw(st.integers(1, 20)), panel_rows=draw(st.integers(1, 70)),
+                  unit_entries=draw(st.integers(1, 400)), bank_order=draw(st.booleans()))
     return A, params, rng.random(n)
 
 
@@ -80,6 +80,43 @@ def test_layout_decodes_and_folds_to_the_product(case):
     y, pres = fold_like_the_kernels(L, x)
     np.testing.assert_allclose(y, S @ x, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(pres, np.diff(S.indptr) > 0)
+
+
+def _bank_loads(L: LightPanels) -> np.ndarray:
+    """Lanes in the busiest shared-memory bank of every 32 consecutive partials of a chunk
+    (one atomic instruction of phase 2)."""
+    prow = np.asarray(L.prow, dtype=np.int64)
+    return np.array([np.bincount(prow[k:min(k + 32, b)] % 32, minlength=32).max()
+                     for a, b in np.asarray(L.chunks) for k in range(a, b, 32)])
+
+
+def test_bank_order_interleaves_the_rows_of_a_chunk_by_bank():
+    rng = np.random.default_rng(11)
+    m, n = 40000, 8192                                 # about 500 rows of 4096 per chunk
+    pat = np.unique(rng.integers(0, m * n, 40000))
+    pat = np.union1d(pat, 7 * n + np.arange(3000))     # a long row: runs across groups
+    rows, cols = pat // n, pat % n
+    A = CSR.from_coo(rows, cols, rng.random(rows.size), (m, n))
+    kw = dict(panel_cols=1024, panel_rows=4096, unit_entries=4096)
+    by_row = LightPanels.from_csr(A, bank_order=False, **kw)
+    by_bank = LightPanels.from_csr(A, bank_order=True, **kw)
+    for L in (by_row, by_bank):
+        L.check_invariants()
+    r0, c0, v0 = by_row.to_coo()
+    r1, c1, v1 = by_bank.to_coo()
+    o0, o1 = np.lexsort((c0, r0)), np.lexsort((c1, r1))
+    assert np.array_equal(r0[o0], r1[o1]) and np.array_equal(c0[o0], c1[o1])
+    np.testing.assert_array_equal(v0[o0], v1[o1])
+    assert by_bank.chunks.shape == by_row.chunks.shape
+    x = rng.random(n)
+    np.testing.assert_allclose(fold_like_the_kernels(by_bank, x)[0], A.to_scipy() @ x,
+                               rtol=1e-12)
+    # a chunk's first rows (row panel 1: no long row), one per bank, in bank order
+    a, b = by_bank.chunks[int(by_bank.cptr[1])]
+    first = np.asarray(by_bank.prow[a:a + 32], dtype=np.int64) % 32
+    assert np.all(np.diff(first[:16]) > 0)
+    rows_load, bank_load = _bank_loads(by_row).mean(), _bank_loads(by_bank).mean()
+    assert rows_load > 2.5 and bank_load < 0.6 * rows_load
 
 
 def test_runs_of_a_long_row():

@@ -303,20 +303,22 @@ GPU_BUILD_MEMORY_FACTOR = 3.0
 GPU_PANELS_GBS = 2640.0
 GPU_PANELS_FIXED_S = 1.15e-4
 #: Seconds per run by how phase 2 folds the monoid (:func:`gpu_fold`): float ``plus``
-#: (the hardware's compare-and-swap spin on shared memory) took 0.05 / 0.49 ms more than
-#: min_plus at scale 22 / 25 (34M / 386M runs); the exchange loop of monoids without a
+#: (the hardware's compare-and-swap spin on shared memory) took 0.004 / 0.30 ms more than
+#: min_plus at scale 22 / 25 (34M / 386M runs) with the rows interleaved by bank (0.05 /
+#: 0.49 ms in increasing row order); the exchange loop of monoids without a
 #: native atomic (float32 times_times's phase 2) 0.12 ms more at scale 22 and 3.6 ms more
 #: at 25 (3.6e-12 and 9.3e-12 s per run).  The constant lies between.  Through gb.mxv
 #: (H100, float32 times_times), gpu_segmented / the light panels / CSR took 0.62 / 0.56 /
 #: 0.95 ms at scale 22 and 4.85 / 6.66 / 10.2 ms at 25: with this constant the planner
 #: picks gpu_segmented at both (right at 25, 12% slower than the panels at 22); with the
 #: scale-22 fit it would pick the panels at 25 too.
-GPU_PANELS_FOLD_S = {"native": 0.0, "float_add": 1.3e-12, "exchange": 5.8e-12}
+GPU_PANELS_FOLD_S = {"native": 0.0, "float_add": 0.8e-12, "exchange": 5.8e-12}
 #: Column panel width the estimate assumes (the format's default).
 GPU_PANEL_COLS = 16384
-#: Build: ns per entry (the panel sort and layout; no tiling when no tile can be heavy,
-#: the default).  H100 figures in ``benchmarks/results/planner_gpu.md``.
-GPU_PANELS_BUILD_NS_ENTRY = 0.4
+#: Build: ns per entry (the panel sort, the rows interleaved by bank, the layout; no
+#: tiling when no tile can be heavy, the default): 0.73 / 0.79 measured on an H100 at
+#: scale 22 / 25 (0.41 / 0.40 with the rows in increasing order).
+GPU_PANELS_BUILD_NS_ENTRY = 0.8
 
 
 def gpu_fold(monoid: Any, r: Any) -> str:
