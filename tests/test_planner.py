@@ -106,6 +106,40 @@ def test_format_cache_is_reused_and_counted():
     A.clear_cache()
 
 
+def test_a_final_plan_is_kept_until_the_formats_change():
+    A = _chain(300)
+    x = gb.Vector.from_dense(np.arange(300.0))
+    p0 = gb.explain(gb.mxv, A, x)
+    assert "memoized" not in p0.details
+    y0 = gb.mxv(A, x)
+    p1 = gb.explain(gb.mxv, A, x)
+    assert p1.details.get("memoized") is True and "uses" not in p1.details
+    assert (p1.format, p1.kernel, p1.reason) == (p0.format, p0.kernel, p0.reason)
+    assert gb.mxv(A, x).isequal(y0)
+    # other settings, another semiring or dtype: planned on their own
+    assert "memoized" not in gb.explain(gb.mxv, A, x, "min_plus").details
+    with gb.config(direction="pull"):
+        assert "memoized" not in gb.explain(gb.mxv, A, x).details
+    xi = gb.Vector.from_dense(np.arange(300))
+    assert "memoized" not in gb.explain(gb.mxv, A, xi).details
+    # a format built by a pinned call changes the cached formats: planned afresh
+    with gb.config(format="segmented"):
+        gb.mxv(A, x)
+    p2 = gb.explain(gb.mxv, A, x)
+    assert "memoized" not in p2.details
+    assert gb.explain(gb.mxv, A, x).details.get("memoized") is True
+    A.clear_cache()
+    assert "memoized" not in gb.explain(gb.mxv, A, x).details
+    # masked products and a partial x are planned on every call
+    m = gb.Vector.from_coo([1, 2], [True, True], size=300)
+    xs = gb.Vector.from_coo([1], [1.0], size=300)
+    for _ in range(2):
+        gb.mxv(A, x, mask=m.S)
+        gb.mxv(A, xs)
+        assert "memoized" not in gb.explain(gb.mxv, A, x, mask=m.S).details
+        assert "memoized" not in gb.explain(gb.mxv, A, xs).details
+
+
 def test_memory_budget_zero_keeps_nothing():
     A = _chain(100)
     x = gb.Vector.from_dense(np.ones(100))

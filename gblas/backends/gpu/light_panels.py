@@ -404,10 +404,8 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     m = L.shape[0]
     types = tuple(np.dtype(d) for d in types)
     r = types[2]
-    y = cp.empty(m, dtype=r)
-    ypres = cp.empty(m, dtype=np.bool_)
     if m == 0:
-        return VecData(0, None, y, ypres)
+        return VecData(0, None, cp.empty(0, dtype=r), cp.empty(0, dtype=np.bool_))
     xv = x.values
     xpres = None if x.present is None else _bool_array(x.present)
     val = L.val if L.val is not None else _iso_array(L)
@@ -428,6 +426,10 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         fn((L.nunits,), (int(threads),),
            (L.ent, val, xv, xpres if xpres is not None else _cuda.dummy(),
             np.int64(xv.size), L.units, L.gbase, part, ppres), shared_mem=dyn)
+    # y after phase 1 is queued: a call's CPU time before its first kernel is what an
+    # idle GPU waits for
+    y = cp.empty(m, dtype=r)
+    ypres = cp.empty(m, dtype=np.bool_)
     fn = _cuda.get_function(src, "gb_lp_reduce")
     rs = -(-L.panel_rows // sub)
     dyn = rs * (acc.itemsize + flag)
