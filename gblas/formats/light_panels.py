@@ -30,7 +30,10 @@ Layout (entries grouped by column panel, then by row panel; column panels over t
   reads (a row of many entries has a run in every group it touches, so phase 2 folds
   with atomic updates of its shared-memory accumulators);
 * ``units`` -- int64 ``(nunits, 3)``: ``panel, first entry, end`` (entries of one panel,
-  the first a multiple of :data:`GROUP`, at most ``unit_entries``): one thread block each;
+  the first a multiple of :data:`GROUP`, at most ``unit_entries``): one thread block each,
+  the largest first (the blocks start in that order, so the small units left over where a
+  panel splits fill the last wave: on an H100 the call took 0.355 instead of 0.385 ms at
+  Kronecker scale 22, 1.460 instead of 1.514 at 24, 3.180 instead of 3.240 at 25);
 * ``row_hit`` -- bool per row: the row has an entry.  When every ``x`` value exists, these
   are the rows of ``y`` with a value, so phase 2 keeps no presence flags (with them,
   float32 plus_times's phase 2 took 1.56 instead of 1.47 ms in one probe on an H100 at
@@ -187,7 +190,7 @@ class LightPanels:
         for q in range(cptr.size - 1):
             for a, b in ch[cptr[q]:cptr[q + 1]]:
                 pq[a:b] = q
-        for p, s, e in units:
+        for p, s, e in units[np.argsort(units[:, 1])]:    # in entry order
             k = np.arange(s, e)
             ent = np.asarray(c.ent[s:e], dtype=np.int64)
             starts = ((ent & HEAD) != 0) | (k % GROUP == 0)
@@ -223,7 +226,9 @@ class LightPanels:
             assert c.val.shape == c.ent.shape and c.val.dtype == self.dtype
         assert np.all(units[:, 1] % GROUP == 0) and np.all(units[:, 2] > units[:, 1])
         assert np.all(units[:, 2] - units[:, 1] <= self.unit_entries)
-        assert np.all(np.diff(units[:, 1]) > 0), "units in entry order"
+        assert np.all(np.diff(units[:, 1] - units[:, 2]) >= 0), "units largest first"
+        span = units[np.argsort(units[:, 1]), 1:]
+        assert np.all(span[1:, 0] >= span[:-1, 1]), "units do not overlap"
         assert self.nnz == int((units[:, 2] - units[:, 1]).sum())
         gb = np.asarray(c.gbase, dtype=np.int64)
         assert gb.size == c.ent.size // GROUP and np.all(np.diff(gb) >= 0)
@@ -420,7 +425,8 @@ def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False) -> Li
     k = np.arange(up.size, dtype=np.int64) - np.repeat(exclusive_cumsum(np, nu), nu)
     first = p0_h[up] + k * U
     end = np.minimum(first + U, p0_h[up] + pc_h[up])
-    units = to_device(np.stack([up, first, end], axis=1).reshape(-1, 3), csr.device)
+    big = np.argsort(first - end, kind="stable")    # the largest units first
+    units = to_device(np.stack([up, first, end], axis=1)[big].reshape(-1, 3), csr.device)
     row_hit = xp.diff(csr.indptr) > 0
     return LightPanels((m, n), np.dtype(csr.dtype), csr.iso_value, ent, val, units, gbase,
                        prow, cptr, chunks, row_hit, nnz, npart, W, RR, U, csr.device)
