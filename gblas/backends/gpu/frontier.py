@@ -31,7 +31,7 @@ import numpy as np
 
 from ..registry import VecData
 from . import _cuda
-from .mxv import _bool_array, _compress, scatter_plan
+from .mxv import _bool_array, _compress, _frontier_degrees, scatter_plan
 
 _LB_BODY = r"""
 extern "C" __global__ void gb_push_lb(
@@ -173,9 +173,7 @@ def mxv_push_lb(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nr
     xi, xvals = x.indices, x.values
     nf = int(xi.size)
     if nf:
-        ip = AT.indptr
-        xi64 = xi.astype(np.int64, copy=False)
-        offs = cp.cumsum((ip[xi64 + 1] - ip[xi64]).astype(np.int64))
+        offs = cp.cumsum(_frontier_degrees(AT.indptr, xi))
     else:
         offs = cp.zeros(1, dtype=np.int64)
     allow = None if allow is None else _bool_array(allow)

@@ -610,7 +610,7 @@ extern "C" __global__ void gb_push(
     const fi_t* __restrict__ xi, const xv_t* __restrict__ xv,
     const long long* __restrict__ offs, long long nf,
     const bool* __restrict__ allow, acc_t* __restrict__ acc, bool* __restrict__ ypres,
-    long long* __restrict__ list, unsigned long long* __restrict__ count)
+    li_t* __restrict__ list, unsigned long long* __restrict__ count)
 {
     if (nf <= 0) return;
     const long long total = offs[nf - 1];
@@ -653,7 +653,7 @@ extern "C" __global__ void gb_push(
             unsigned long long base = 0;
             if ((int)lane == leader) base = atomicAdd(count, (unsigned long long)__popc(want));
             base = __shfl_sync(active, base, leader);
-            if (first) list[base + __popc(want & ((1u << lane) - 1u))] = i;
+            if (first) list[base + __popc(want & ((1u << lane) - 1u))] = (li_t)i;
         }
 #else
         ypres[i] = true;
@@ -776,19 +776,21 @@ def _exchange_fold(monoid: Any, r: np.dtype, *, small: bool = False) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def push_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, fi: Any, xv: Any,
-                iso: bool, allow: bool, listed: bool = False) -> tuple[str, np.dtype]:
+                iso: bool, allow: bool, listed: bool = False, li: Any = np.int64
+                ) -> tuple[str, np.dtype]:
     """CUDA source of the push kernel ``gb_push`` and the accumulator dtype.
 
     ``ip``, ``ix``, ``av`` are the dtypes of AT's arrays, ``fi`` / ``xv`` those of the
     frontier's indices and values; ``listed``: the kernel appends each reached row to a
-    list once (warp-aggregated) instead of only flagging it.
+    list of ``li`` (int32 or int64) once (warp-aggregated) instead of only flagging it.
     """
     r = np.dtype(types[2])
     acc, scatter = scatter_plan(semiring.add, r)
     src = (
         _cuda.PREAMBLE
         + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, fi_t=fi, xv_t=xv, acc_t=acc)
+        + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, fi_t=fi, xv_t=xv, acc_t=acc,
+                         li_t=np.dtype(li))
         + _cuda.defines(GB_ISO=iso, GB_ALLOW=allow, GB_LIST=listed)
         + scatter
         + _PUSH_BODY
@@ -835,20 +837,21 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
     nf = int(xi.size)
     total = 0
     if nf:
-        ip = AT.indptr
-        xi64 = xi.astype(np.int64, copy=False)
-        deg = (ip[xi64 + 1] - ip[xi64]).astype(np.int64)
-        offs = cp.cumsum(deg)
+        # the frontier's degrees, then their running sums (two launches: each CuPy call
+        # costs the host ~15-20 us, which is most of a small frontier's time)
+        offs = cp.cumsum(_frontier_degrees(AT.indptr, xi))
         total = int(offs[-1])  # the products: an upper bound of the rows reached
     else:
         offs = cp.zeros(1, dtype=np.int64)
     # few products: the kernel lists the rows it reaches (no pass over the flags after)
     listed = 0 < total and total * LISTED_RATIO <= nrows
+    # the list in 32 bits where the rows fit: its sort takes half the radix passes
+    li = np.dtype(np.int32 if nrows < 2**31 else np.int64)
     allow = None if allow is None else _bool_array(allow)
     ax, iso = AT.values_or_iso()
     src, acc_dt = push_source(semiring, types, ip=AT.indptr.dtype, ix=AT.indices.dtype,
                               av=ax.dtype, fi=xi.dtype, xv=xvals.dtype, iso=iso,
-                              allow=allow is not None, listed=listed)
+                              allow=allow is not None, listed=listed, li=li)
     if semiring.add.any_value:
         acc = cp.zeros(nrows, dtype=acc_dt)
     else:
@@ -856,7 +859,7 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
         acc = cp.full(nrows, ident.astype(acc_dt)[()], dtype=acc_dt)
     # listed: claimed through 32-bit words, so the flags are padded to a multiple of 4
     ypres = cp.zeros(-(-nrows // 4) * 4 if listed else nrows, dtype=np.bool_)
-    rows = cp.empty(total if listed else 1, dtype=np.int64)
+    rows = cp.empty(total if listed else 1, dtype=li)
     count = cp.zeros(1, dtype=np.uint64)
     if total and nrows:
         blk = 256
@@ -866,7 +869,7 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
           (AT.indptr, AT.indices, ax, xi, xvals, offs, np.int64(nf),
            allow if allow is not None else _cuda.dummy(), acc, ypres, rows, count))
     if listed:
-        idx = cp.sort(rows[:int(count[0])])
+        idx = cp.sort(rows[:int(count[0])]).astype(np.int64, copy=False)
         y = acc[idx]
         return VecData(nrows, idx, y if acc_dt == r else y.astype(r), None)
     idx = cp.flatnonzero(ypres)
@@ -877,6 +880,17 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
         return VecData(nrows, idx, y if acc_dt == r else y.astype(r), None)
     y = acc if acc_dt == r else acc.astype(r)
     return VecData(nrows, None, y, ypres)
+
+
+@functools.cache
+def _degree_kernel() -> Any:
+    return cp.ElementwiseKernel("raw P ip, F k", "int64 d", "d = (long long)(ip[k + 1] - ip[k])",
+                                "gb_frontier_degree")
+
+
+def _frontier_degrees(indptr: Any, xi: Any) -> Any:
+    """``indptr[xi + 1] - indptr[xi]`` as int64, in one launch."""
+    return _degree_kernel()(indptr, xi)
 
 
 #: A push result with at most one entry in this many rows is returned sparse.
