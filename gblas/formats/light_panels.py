@@ -298,9 +298,7 @@ def _panel_order(xp: Any, panel: Any, npn: int) -> Any:
     and columns within a row, increasing) by panel alone, on the narrowest key type that
     holds it (on an H100 at Kronecker scale 22 / 25: 1.9 / 16.2 ms, against 10.3 / 83.7
     ms for a 64-bit (panel, row, column) key)."""
-    kt = np.uint8 if npn <= 1 << 8 else np.uint16 if npn <= 1 << 16 else np.int64
-    key = panel.astype(kt)
-    return np.argsort(key, kind="stable") if xp is np else xp.argsort(key)
+    return _stable_argsort(xp, panel, npn - 1)
 
 
 #: Shared-memory banks of 4 bytes: phase 2's accumulator of row offset ``r`` is in bank
@@ -316,10 +314,13 @@ def _pair_starts(xp: Any, ps: Any, rs: Any) -> Any:
     return head
 
 
-def _stable_argsort(xp: Any, key: Any) -> Any:
-    """A stable argsort on the narrowest unsigned key type that holds ``key`` (>= 0)."""
-    top = int(key.max()) if key.size else 0
-    kt = np.uint16 if top < 1 << 16 else np.uint32 if top < 1 << 32 else np.int64
+def _stable_argsort(xp: Any, key: Any, top: int | None = None) -> Any:
+    """A stable argsort of ``key`` (>= 0, at most ``top``: its maximum when not given) on
+    the narrowest unsigned type that holds it (a radix sort takes a pass per byte)."""
+    if top is None:
+        top = int(key.max()) if key.size else 0
+    kt = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max),
+              np.int64)
     key = key.astype(kt)
     return np.argsort(key, kind="stable") if xp is np else xp.argsort(key)
 
@@ -328,9 +329,9 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int) -> Any:
     """A permutation of entries in (panel, row, column) order that keeps every (panel,
     row) pair's entries together and in order, and orders the pairs of each (panel, row
     panel) by ``(t, bank)``: ``bank`` the row offset's shared-memory bank, ``t`` the rank
-    of the row among the pair's rows in the same bank.  So consecutive pairs cycle through
-    the banks: phase 2, which folds 32 consecutive partials of a chunk per atomic
-    instruction, meets fewer bank conflicts.  Rows in increasing order fall in random
+    of the row among the rows of its (panel, row panel) in the same bank.  So consecutive
+    pairs cycle through the banks: phase 2, which folds 32 consecutive partials of a chunk
+    per atomic instruction, meets fewer bank conflicts.  Rows in increasing order fall in random
     banks: on Kronecker graphs at scales 22 and 25 (default panels), 3.46 and 3.34 lanes
     on average in the busiest bank of such 32 partials, against 1.75 and 2.26 with this
     order (not 1: the ranks of a chunk's last rows fill fewer banks, and a row's second
