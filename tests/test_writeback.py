@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import gblas as gb
 from gblas.backends.registry import VecData
+from gblas.core import mask as wb
 
 #: The value a dense-stored test vector holds where it has no entry: no operation may
 #: read it (dense paths may compute on it, but never show it).
@@ -75,8 +76,19 @@ def _model(c, t, m, mask, accum, replace, n):
 
 
 @settings(max_examples=300, deadline=None)
-@given(cases())
-def test_vector_writeback_matches_the_model(case):
+@given(cases(), st.sampled_from([16, 10 ** 9]))
+def test_vector_writeback_matches_the_model(case, ratio):
+    """``ratio``: :data:`DENSE_OUT_RATIO` for the case; a huge one keeps a sparse ``out``
+    sparse (the merge path), the default turns these small vectors dense."""
+    old = wb.DENSE_OUT_RATIO
+    wb.DENSE_OUT_RATIO = ratio
+    try:
+        _check_writeback(case)
+    finally:
+        wb.DENSE_OUT_RATIO = old
+
+
+def _check_writeback(case):
     n, c, t, m, c_dense, t_dense, m_dense, mask, accum, replace = case
     C = _vec(c, n, np.int64, c_dense)
     T = _vec(t, n, np.int64, t_dense)
@@ -86,6 +98,30 @@ def test_vector_writeback_matches_the_model(case):
     idx, vals = C.to_coo()
     got = dict(zip(idx.tolist(), vals.tolist()))
     assert got == _model(c, t, m, mask, accum, replace, n)
+
+
+@pytest.mark.parametrize("accum", [None, "plus"])
+def test_scatter_into_a_sparse_out_merges_while_small_and_turns_dense_when_large(accum):
+    n = 1000
+    out = gb.Vector.from_coo([3, 500], [1, 2], size=n)
+    model = {3: 1, 500: 2}
+    steps = [{3: 10, 7: 20}, {k: k for k in range(0, n, 10)}, {7: 5, 999: 9}]
+    for k, entries in enumerate(steps):
+        t = gb.Vector.from_coo(list(entries), list(entries.values()), size=n)
+        gb.apply(t, "identity", mask=t.S, accum=accum, out=out)
+        for i, v in entries.items():
+            model[i] = model[i] + v if accum and i in model else v
+        got = dict(zip(*(a.tolist() for a in out.to_coo())))
+        assert got == model
+        # 4 entries stay sparse; 104 of 1000 (over one in DENSE_OUT_RATIO) turn dense
+        assert out.is_dense_storage == (k > 0)
+    # dense now: with no conversion cached (to_coo made one), a scatter writes in place
+    one = gb.Vector.from_coo([1], [4], size=n)
+    gb.apply(one, "identity", mask=one.S, accum=accum, out=out)
+    vid = id(out._data.values)
+    gb.apply(one, "identity", mask=one.S, accum=accum, out=out)
+    assert id(out._data.values) == vid
+    assert out.to_dense()[1] == (8 if accum else 4)
 
 
 @pytest.mark.parametrize("dense_out", [False, True])

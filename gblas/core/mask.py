@@ -320,6 +320,11 @@ def _assign_dense(out, T: VecData, mask, device: str):
     return out
 
 
+#: A sparse-stored ``out`` that a scatter would leave with more than one entry in this
+#: many positions turns dense (see :func:`_scatter_into`).
+DENSE_OUT_RATIO = 16
+
+
 def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
     """``out<mask> accum= T`` when only T's positions can change (T sparse, no replace, and
     an accumulator or a mask within T's structure): copy out, scatter T's allowed entries."""
@@ -352,8 +357,20 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
             newp[idx] = True
         out._replace_data(VecData(n, None, newv, newp))
         return out
-    # sparse out: merge two sorted index lists
     od = out._data
+    if (od.indices.shape[0] + idx.shape[0]) * DENSE_OUT_RATIO > od.size:
+        # out would hold many entries: it turns dense (one O(size) pass), so that this
+        # scatter and the later ones cost O(len(T)) instead of a merge sort of out's
+        # entries (a BFS writing each level into its visited set)
+        vals = xp.zeros(od.size, D)
+        pres = xp.zeros(od.size, bool)
+        vals[od.indices] = _cast(od.values, D)
+        pres[od.indices] = True
+        out._replace_data(VecData(od.size, None, vals, pres))
+        del vals, pres  # out owns them alone: the scatter writes in place
+        return _scatter_into(out, VecData(T.size, idx, tv, None), t_dtype, None, accum,
+                             device)
+    # sparse out: merge two sorted index lists
     oi, ov = od.indices, _cast(od.values, D)
     tv = _cast(tv, D)
     if accum is not None and idx.shape[0] and oi.shape[0]:
