@@ -362,12 +362,9 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
         # out would hold many entries: it turns dense (one O(size) pass), so that this
         # scatter and the later ones cost O(len(T)) instead of a merge sort of out's
         # entries (a BFS writing each level into its visited set)
-        vals = xp.zeros(od.size, D)
-        pres = xp.zeros(od.size, bool)
-        vals[od.indices] = _cast(od.values, D)
-        pres[od.indices] = True
-        out._replace_data(VecData(od.size, None, vals, pres))
-        del vals, pres  # out owns them alone: the scatter writes in place
+        dense = out.dense_data()
+        out._replace_data(dense)
+        del dense  # out owns its arrays alone: the scatter writes in place
         return _scatter_into(out, VecData(T.size, idx, tv, None), t_dtype, None, accum,
                              device)
     # sparse out: merge two sorted index lists
