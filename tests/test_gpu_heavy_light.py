@@ -152,7 +152,7 @@ def test_pull_semirings(name, dt, masked, rng):
     x = rand_values(rng, n, dt)
     xpres = rng.random(n) < 0.7 if masked else None
     allow = rng.random(m) < 0.6 if masked else None
-    H = GPUHeavyLight.from_csr(A.to_device("gpu"), **TINY)
+    H = GPUHeavyLight.from_csr(A.to_device("gpu"), **TINY, light_relabel=False)
     H.check_invariants()
     assert H.nunits > len(H.heavy_tiles) > 0 and H.light.nnz > 0, H.describe()
     assert H.light_panels.nunits > 1 and H.light_panels.n_row_panels > 1
@@ -161,6 +161,44 @@ def test_pull_semirings(name, dt, masked, rng):
         for light in LIGHTS:
             y = run(H, x, xpres, allow, sr, stage_x=stage_x, light=light)
             check(y, want, sr.types(A.dtype, x.dtype)[2])
+    # the light panels over columns relabelled by in-degree (x gathered per call)
+    H = GPUHeavyLight.from_csr(A.to_device("gpu"), **TINY, light_relabel=True)
+    H.check_invariants()
+    assert H.light_panels.col_order is not None
+    check(run(H, x, xpres, allow, sr), want, sr.types(A.dtype, x.dtype)[2])
+
+
+@pytest.mark.parametrize("name,dt", [("plus_times", "float32"), ("plus_times", "int64"),
+                                     ("min_plus", "float32"), ("times_times", "float64"),
+                                     ("max_clip", "float32"), ("lor_land", "bool")])
+@pytest.mark.parametrize("masked", [False, True])
+def test_light_panels_relabelled_columns_and_cut_chunks(name, dt, masked, rng):
+    """Columns relabelled by in-degree within spans (x, and its flags, gathered into that
+    order per call) and chunks cut into pieces that several warps fold at once."""
+    from gblas.backends.gpu.light_panels import light_panels_pull
+
+    sr = semiring(name)
+    m, n = 300, 700
+    A = random_csr(rng, m, n, dt, iso=masked, density=0.05, hot=40)
+    x = rand_values(rng, n, dt)
+    xpres = rng.random(n) < 0.7 if masked else None
+    allow = rng.random(m) < 0.6 if masked else None
+    want = expected(A, x, xpres, allow, sr)
+    types = sr.types(A.dtype, x.dtype)
+    xv = VecData(n, None, cp.asarray(x), None if xpres is None else cp.asarray(xpres))
+    for relabel, span, cut in ((True, 64, 3), (True, 10 ** 6, 512), (False, 64, 2),
+                               (None, 64, 7)):
+        L = light_panels.LightPanels.from_csr(A.to_device("gpu"), panel_cols=16,
+                                              panel_rows=32, unit_entries=256,
+                                              relabel=relabel, relabel_span=span,
+                                              chunk_partials=cut)
+        L.check_invariants()
+        if relabel is not None:
+            assert (L.col_order is not None) == relabel
+        ch = cp.asnumpy(L.chunks)
+        assert (ch[:, 1] - ch[:, 0]).max() == min(cut, 512) or cut == 512
+        y = light_panels_pull(L, xv, None if allow is None else cp.asarray(allow), sr, types)
+        check(y, want, types[2])
 
 
 @pytest.mark.parametrize("name,dt", [("plus_times", "float64"), ("min_plus", "float32"),
@@ -448,7 +486,8 @@ def test_property_against_the_oracle(data):
                   reorder=data.draw(st.sampled_from(["degree", None])),
                   light_cols=data.draw(st.integers(1, 6)),
                   light_rows=data.draw(st.integers(1, 5)),
-                  light_unit=data.draw(st.integers(1, 300)))
+                  light_unit=data.draw(st.integers(1, 300)),
+                  light_relabel=data.draw(st.sampled_from([None, True, False])))
     keys = sorted(RA.data)
     rows = np.array([k[0] for k in keys], dtype=np.int64)
     cols = np.array([k[1] for k in keys], dtype=np.int64)

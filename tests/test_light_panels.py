@@ -23,6 +23,8 @@ def fold_like_the_kernels(L: LightPanels, x: np.ndarray) -> tuple[np.ndarray, np
     """``plus_times`` over the layout, following the kernels' partial numbering."""
     m = L.shape[0]
     ent = np.asarray(L.ent, dtype=np.int64)
+    if L.col_order is not None:
+        x = x[np.asarray(L.col_order)]      # the kernel's gather into the layout's order
     part = np.zeros(max(L.npart, 1))
     written = np.zeros(max(L.npart, 1), dtype=np.int64)
     for p, s, e in np.asarray(L.units):
@@ -60,7 +62,10 @@ def layouts(draw):
     A = CSR.from_coo(rows, cols, None if iso else rng.random(rows.size) + 0.5, (m, n),
                      **({"iso_value": 2.0} if iso else {}))
     params = dict(panel_cols=draw(st.integers(1, 20)), panel_rows=draw(st.integers(1, 70)),
-                  unit_entries=draw(st.integers(1, 400)), bank_order=draw(st.booleans()))
+                  unit_entries=draw(st.integers(1, 400)), bank_order=draw(st.booleans()),
+                  relabel=draw(st.sampled_from([None, True, False])),
+                  relabel_span=draw(st.integers(1, 60)),
+                  chunk_partials=draw(st.sampled_from([1, 3, 8, 512])))
     return A, params, rng.random(n)
 
 
@@ -178,3 +183,59 @@ def test_parameter_errors(bad):
     with pytest.raises(ValueError, match="light panels: .* must be"):
         LightPanels.from_csr(CSR.empty((2, 2), np.float64, "cpu"), **bad)
     assert panel_params(5, 6, 1) == (5, 6, GROUP)
+
+
+def _hub_graph(m: int = 6000, n: int = 2048, seed: int = 5) -> CSR:
+    """Every row's entries on a few hub columns spread over the column range, and one more
+    at random: relabelling by in-degree gathers the hubs into one panel."""
+    rng = np.random.default_rng(seed)
+    hubs = rng.choice(n, 24, replace=False)
+    rows = np.repeat(np.arange(m), 7)
+    cols = np.concatenate([rng.choice(hubs, 6, replace=False).tolist()
+                           + [int(rng.integers(n))] for _ in range(m)])
+    key = np.unique(rows * n + cols)
+    return CSR.from_coo(key // n, key % n, rng.random(key.size) + 0.5, (m, n))
+
+
+def test_relabelling_by_in_degree_within_spans_cuts_the_partials():
+    A = _hub_graph()
+    kw = dict(panel_cols=64, panel_rows=128, unit_entries=256, chunk_partials=16)
+    plain = LightPanels.from_csr(A, relabel=False, **kw)
+    auto = LightPanels.from_csr(A, **kw)              # pays here: decided by cost
+    spans = LightPanels.from_csr(A, relabel=True, relabel_span=1000, **kw)
+    x = np.random.default_rng(1).random(A.shape[1])
+    S = A.to_scipy()
+    for L in (plain, auto, spans):
+        L.check_invariants()
+        y, pres = fold_like_the_kernels(L, x)
+        np.testing.assert_allclose(y, S @ x, rtol=1e-12)
+        r, c, _ = L.to_coo()
+        o = np.lexsort((c, r))
+        assert np.array_equal(c[o], A.indices)       # original column ids
+    assert plain.col_order is None and plain.relabel_span == 0
+    # spans are whole panels: the default (2^18) covers all columns here, 1000 -> 1024
+    assert auto.relabel_span == 1 << 18 and spans.relabel_span == 1024
+    order = np.asarray(auto.col_order)
+    assert order.dtype == np.int32 and auto.stats()["light_relabel_span"] == 1 << 18
+    # the hubs sit at the head of the column range: most rows need 2 partials, not 7
+    assert auto.npart < 0.5 * plain.npart and spans.npart < 0.5 * plain.npart
+    arrays = (auto.ent, auto.val, auto.units, auto.gbase, auto.prow, auto.cptr, auto.chunks,
+              auto.row_hit, order)
+    assert auto.nbytes == sum(a.nbytes for a in arrays)
+    # chunks cut at 16 partials: several warps share a big (panel, row panel) pair
+    ch = np.asarray(auto.chunks)
+    assert (ch[:, 1] - ch[:, 0]).max() == 16
+
+
+def test_relabelling_is_skipped_where_it_does_not_pay():
+    # a band: the columns of a row are already in one or two panels
+    m = 3000
+    rows = np.repeat(np.arange(m), 3)
+    cols = (rows + np.tile([0, 1, 2], m)) % m
+    A = CSR.from_coo(rows, cols, None, (m, m), iso_value=1.0)
+    L = LightPanels.from_csr(A, panel_cols=64)
+    assert L.col_order is None and L.relabel_span == 0
+    L.check_invariants()
+    forced = LightPanels.from_csr(A, panel_cols=64, relabel=True)
+    forced.check_invariants()
+    assert forced.col_order is not None

@@ -186,7 +186,8 @@ class GPUHeavyLight:
                  block_threads: int | None = None,
                  reorder: str | None = "degree", light: str = "panels",
                  light_cols: int | None = None, light_rows: int | None = None,
-                 light_unit: int | None = None) -> GPUHeavyLight:
+                 light_unit: int | None = None, light_relabel: bool | None = None
+                 ) -> GPUHeavyLight:
         """Tile ``csr`` (on its own device).
 
         Parameters
@@ -215,6 +216,9 @@ class GPUHeavyLight:
             buffer; the kernel then uses them), or keep only their CSR.
         light_cols, light_rows, light_unit : int, optional
             ``panel_cols``, ``panel_rows`` and ``unit_entries`` of the light panels.
+        light_relabel : bool, optional
+            ``relabel`` of the light panels: their columns renumbered by in-degree within
+            spans (True), not (False), or where it pays (None, the default).
 
         Returns
         -------
@@ -252,7 +256,7 @@ class GPUHeavyLight:
         H = _build(csr, TR, TC, thr, U, NT, reorder)
         if light == "panels" and H.light.nnz:
             H.light_panels = LightPanels.from_csr(H.light, panel_cols=lp[0], panel_rows=lp[1],
-                                                  unit_entries=lp[2])
+                                                  unit_entries=lp[2], relabel=light_relabel)
         return H
 
     def to_csr(self) -> CSR:
@@ -344,7 +348,8 @@ class GPUHeavyLight:
         lp = self.light_panels
         panels = "" if lp is None else \
             f", light in {lp.panel_cols:,}-column panels ({lp.npart / max(lp.nnz, 1):.2f} " \
-            "partials per entry)"
+            "partials per entry" + (f", columns by in-degree in spans of {lp.relabel_span:,}"
+                                    if lp.relabel_span else "") + ")"
         return (f"{self.tile_rows:,}x{self.tile_cols:,} tiles: {self.heavy_tiles.shape[0]} "
                 f"heavy ({100 * self.heavy_share:.0f}% of entries) in {self.nunits} "
                 f"units{order}{panels}")

@@ -8,7 +8,17 @@ light entries of :class:`~gblas.formats.gpu_heavy_light.GPUHeavyLight` (any CSR,
 the kernels are in :mod:`gblas.backends.gpu.light_panels`.
 
 Layout (entries grouped by column panel, then by row panel; column panels over the
-*original* column ids, so that staging a panel's ``x`` is one contiguous copy):
+column ids, so that staging a panel's ``x`` is one contiguous copy):
+
+* the columns may be **relabelled by decreasing in-degree within spans** of
+  ``relabel_span`` columns (``col_order``: new id -> original id; the kernel gathers ``x``
+  into that order once per call).  Kronecker-like graphs send most entries of a row to a
+  few hub columns: with the hubs of a span in its first panels, a row's entries fall in
+  fewer panels, so phase 1 writes fewer partials and phase 2 folds fewer (at Kronecker
+  scale 25, 0.42 instead of 0.73 per entry; float32 ``plus_times`` took 2.65 instead of
+  3.17 ms on an H100, with the gather).  By default the build relabels when the partials
+  saved outweigh the gather (:data:`PARTIAL_BYTES`, :data:`GATHER_BYTES`), which a graph
+  whose columns already cluster (a mesh, a road network) does not;
 
 * within a (column panel, row panel), every row's entries are together and in column
   order, and the rows are **interleaved by shared-memory bank** (:func:`_bank_interleave`):
@@ -25,10 +35,11 @@ Layout (entries grouped by column panel, then by row panel; column panels over t
 * a **run** is a row's consecutive entries within one group: phase 1 writes one partial
   result per run (``gbase[g]`` is the first partial of group ``g``; runs are numbered in
   entry order), and ``prow`` holds the row offset (within its row panel) of every partial;
-* the partials of one (column panel, row panel) pair form a **chunk**; ``chunks`` holds
-  ``(first, end)`` of every chunk grouped by row panel (``cptr``), which is what phase 2
-  reads (a row of many entries has a run in every group it touches, so phase 2 folds
-  with atomic updates of its shared-memory accumulators);
+* the partials of one (column panel, row panel) pair form a **chunk** (cut into pieces
+  of at most :data:`CHUNK_PARTIALS`); ``chunks`` holds ``(first, end)`` of every chunk
+  grouped by row panel (``cptr``), which is what phase 2 reads (a row of many entries
+  has a run in every group it touches, so phase 2 folds with atomic updates of its
+  shared-memory accumulators);
 * ``units`` -- int64 ``(nunits, 3)``: ``panel, first entry, end`` (entries of one panel,
   the first a multiple of :data:`GROUP`, at most ``unit_entries``): one thread block each,
   the largest first (the blocks start in that order, so the small units left over where a
@@ -61,7 +72,8 @@ import numpy as np
 from .._device import to_device, xp_for
 from .csr import CSR
 
-__all__ = ["GROUP", "HEAD", "LightPanels", "exclusive_cumsum", "panel_params"]
+__all__ = ["GROUP", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs", "panel_params",
+           "relabel_pays", "relabelled_pairs_estimate"]
 
 #: Entries of one warp step (32 lanes x 4 consecutive entries).
 GROUP = 128
@@ -81,6 +93,23 @@ DEFAULT_UNIT_ENTRIES = 1 << 18
 #: Rows of a (column panel, row panel) interleaved by shared-memory bank (see
 #: :func:`_bank_interleave`).
 DEFAULT_BANK_ORDER = True
+#: Columns of a relabelling span: columns are renumbered by decreasing in-degree within
+#: each span of this many (see :func:`_span_degree_order`).  On an H100 (Kronecker scale
+#: 25, float32 plus_times) spans of 2^16 / 2^18 / 2^20 columns left 0.56 / 0.42 / 0.36
+#: partials per entry (0.73 without) and the call took 2.91 / 2.65 / 2.61 ms (3.17).
+DEFAULT_RELABEL_SPAN = 1 << 18
+#: Bytes a partial result costs (written by phase 1, read back with its 16-bit row) and
+#: bytes per column of the per-call gather of ``x`` into relabelled order (its index,
+#: read, write), with its weight: random reads within a span run at about half the copy
+#: bandwidth (0.2 ms for 32M float32 columns on an H100).  Relabelling is chosen when the
+#: partials it saves outweigh the gather (``relabel=None``).
+PARTIAL_BYTES = 10
+GATHER_BYTES = 24
+#: Most partials of a chunk (one warp of phase 2 folds a chunk): relabelled columns make
+#: some (column panel, row panel) pairs large, and a block waits for its slowest warp (at
+#: Kronecker scale 22 on an H100, phase 2 took 0.066 ms with chunks cut at 512 partials,
+#: 0.173 ms uncut; 0.107 ms without relabelling, where chunks are short anyway).
+CHUNK_PARTIALS = 512
 
 
 @dataclass(eq=False)
@@ -105,11 +134,19 @@ class LightPanels:
     panel_rows: int
     unit_entries: int
     device: str = "cpu"
+    #: New column id -> original column id (None: the columns keep their ids).
+    col_order: Any = None
+    #: Columns of a relabelling span (0: not relabelled).
+    relabel_span: int = 0
+    #: Most partials of a chunk.
+    chunk_partials: int = CHUNK_PARTIALS
 
     @classmethod
     def from_csr(cls, csr: CSR, *, panel_cols: int | None = None,
                  panel_rows: int | None = None, unit_entries: int | None = None,
-                 bank_order: bool | None = None) -> LightPanels:
+                 bank_order: bool | None = None, relabel: bool | None = None,
+                 relabel_span: int | None = None, chunk_partials: int | None = None
+                 ) -> LightPanels:
         """Lay out the entries of ``csr`` (on its own device) by column panel.
 
         Parameters
@@ -128,6 +165,15 @@ class LightPanels:
             partials fold into different shared-memory banks of phase 2 (see
             :func:`_bank_interleave`; default :data:`DEFAULT_BANK_ORDER`), or by
             increasing row (False).
+        relabel : bool, optional
+            Renumber the columns by decreasing in-degree within spans of ``relabel_span``
+            columns (True), keep their ids (False), or relabel when the partial results
+            saved outweigh the gather of ``x`` it costs per call (None, the default).
+        relabel_span : int, optional
+            Columns per relabelling span, rounded up to a multiple of ``panel_cols``
+            (default :data:`DEFAULT_RELABEL_SPAN`).
+        chunk_partials : int, optional
+            Most partials of a chunk (default :data:`CHUNK_PARTIALS`).
 
         Returns
         -------
@@ -138,9 +184,18 @@ class LightPanels:
         ValueError
             On a parameter out of range.
         """
-        return _build(csr, *panel_params(panel_cols, panel_rows, unit_entries),
-                      bank_order=DEFAULT_BANK_ORDER if bank_order is None
-                      else bool(bank_order))
+        W, RR, U = panel_params(panel_cols, panel_rows, unit_entries)
+        S = DEFAULT_RELABEL_SPAN if relabel_span is None else int(relabel_span)
+        C = CHUNK_PARTIALS if chunk_partials is None else int(chunk_partials)
+        if S < 1 or C < 1:
+            raise ValueError(f"light panels: relabel_span and chunk_partials must be >= 1, "
+                             f"got {S} and {C}")
+        if relabel not in (None, True, False):
+            raise ValueError(f"light panels: relabel must be True, False or None (decide by "
+                             f"cost), got {relabel!r}")
+        return _build(csr, W, RR, U, bank_order=DEFAULT_BANK_ORDER if bank_order is None
+                      else bool(bank_order), relabel=relabel, span=-(-S // W) * W,
+                      chunk_partials=C)
 
     # -------------------------------------------------------------------- properties
     @property
@@ -154,7 +209,7 @@ class LightPanels:
     @property
     def nbytes(self) -> int:
         arrays = (self.ent, self.val, self.units, self.gbase, self.prow, self.cptr,
-                  self.chunks, self.row_hit)
+                  self.chunks, self.row_hit, self.col_order)
         return int(sum(0 if a is None else a.nbytes for a in arrays))
 
     def stats(self) -> dict:
@@ -163,7 +218,8 @@ class LightPanels:
         return {"light_partials_per_entry": self.npart / nnz,
                 "light_padding": (int(self.ent.size) - self.nnz) / max(int(self.ent.size), 1),
                 "light_units": self.nunits, "light_chunks": int(self.chunks.shape[0]),
-                "panel_cols": self.panel_cols, "panel_rows": self.panel_rows}
+                "panel_cols": self.panel_cols, "panel_rows": self.panel_rows,
+                "light_relabel_span": self.relabel_span}
 
     def to_device(self, device: str) -> LightPanels:
         if device == self.device:
@@ -172,11 +228,20 @@ class LightPanels:
         return LightPanels(self.shape, self.dtype, self.iso_value, mv(self.ent), mv(self.val),
                            mv(self.units), mv(self.gbase), mv(self.prow), mv(self.cptr),
                            mv(self.chunks), mv(self.row_hit), self.nnz, self.npart,
-                           self.panel_cols, self.panel_rows, self.unit_entries, device)
+                           self.panel_cols, self.panel_rows, self.unit_entries, device,
+                           None if self.col_order is None else mv(self.col_order),
+                           self.relabel_span, self.chunk_partials)
 
     def to_coo(self) -> tuple[np.ndarray, np.ndarray, Any]:
-        """Rows, columns and values (None when iso) of the entries, decoded on the host
-        from the layout alone (panel order)."""
+        """Rows, (original) columns and values (None when iso) of the entries, decoded on
+        the host from the layout alone (panel order)."""
+        rows, cols, vals = self._layout_coo()
+        if self.col_order is not None:
+            cols = np.asarray(to_device(self.col_order, "cpu"), dtype=np.int64)[cols]
+        return rows, cols, vals
+
+    def _layout_coo(self) -> tuple[np.ndarray, np.ndarray, Any]:
+        """:meth:`to_coo` with the layout's column ids (relabelled ones, if any)."""
         c = self.to_device("cpu")
         W, RR = self.panel_cols, self.panel_rows
         units = np.asarray(c.units, dtype=np.int64).reshape(-1, 3)
@@ -240,10 +305,24 @@ class LightPanels:
         assert cptr.shape == (nq + 1,) and cptr[0] == 0 and cptr[-1] == ch.shape[0]
         covered = np.zeros(self.npart, dtype=np.int64)
         for a, b in ch:
-            assert 0 <= a < b <= self.npart
+            assert 0 <= a < b <= self.npart and b - a <= self.chunk_partials
             covered[a:b] += 1
         assert np.all(covered == 1), "every partial in exactly one chunk"
-        rows, cols, _ = c.to_coo()
+        rows, cols, _ = c._layout_coo()
+        orig = cols
+        if c.col_order is not None:
+            S = self.relabel_span
+            order = np.asarray(c.col_order, dtype=np.int64)
+            assert S > 0 and S % W == 0 and order.shape == (n,)
+            assert np.array_equal(np.sort(order), np.arange(n)), "col_order a permutation"
+            assert np.all(order // S == np.arange(n) // S), "relabelled within spans"
+            deg = np.bincount(order[cols], minlength=n)[order]   # in-degree by new id
+            inspan = np.diff(np.arange(n) // S) == 0
+            assert np.all((np.diff(deg) < 0) | ((np.diff(deg) == 0) & (np.diff(order) > 0))
+                          | ~inspan), "by decreasing in-degree, then column, within a span"
+            orig = order[cols]
+        else:
+            assert self.relabel_span == 0
         assert np.all((rows >= 0) & (rows < m)) and np.all((cols >= 0) & (cols < n))
         hit = np.asarray(c.row_hit)
         assert hit.dtype == np.bool_ and hit.shape == (m,)
@@ -254,7 +333,7 @@ class LightPanels:
         same = np.diff(pair) == 0
         assert int(np.count_nonzero(~same)) + int(pair.size > 0) == np.unique(pair).size, \
             "every (panel, row) pair's entries together"
-        assert np.all(np.diff(cols)[same] > 0), "columns increasing within a pair, unique"
+        assert np.all(np.diff(orig)[same] > 0), "columns increasing within a pair, unique"
 
 
 def panel_params(panel_cols: int | None, panel_rows: int | None, unit_entries: int | None,
@@ -364,7 +443,92 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int) -> Any:
     return perm
 
 
-def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False) -> LightPanels:
+def _span_degree_order(xp: Any, indices: Any, n: int, S: int) -> Any:
+    """New column id -> original column id: within each span of ``S`` columns, the
+    columns by decreasing in-degree (ties by column id).
+
+    Examples
+    --------
+    >>> _span_degree_order(np, np.array([1, 1, 3, 2, 3, 3]), 4, 2).tolist()
+    [1, 0, 3, 2]
+    """
+    deg = xp.bincount(indices, minlength=n).astype(np.int64)
+    top = int(deg.max()) if n else 0
+    key = (xp.arange(n, dtype=np.int64) // S) * (top + 1) + (top - deg)
+    return _stable_argsort(xp, key)
+
+
+def panel_pairs(csr: CSR, W: int) -> int:
+    """(row, column panel) pairs of ``csr`` with its own column ids: the partial results
+    of light panels of ``W`` columns, but for the splits at group boundaries (one pass;
+    in CSR order a row's panels are nondecreasing).
+
+    Examples
+    --------
+    >>> A = CSR.from_coo(np.array([0, 0, 0, 1]), np.array([0, 1, 5, 5]), None, (2, 6),
+    ...                  iso_value=1.0)
+    >>> panel_pairs(A, 2)    # row 0: panels 0 and 2; row 1: panel 2
+    3
+    """
+    xp = xp_for(csr.device)
+    nnz = csr.nnz
+    if nnz == 0:
+        return 0
+    p = csr.indices // W
+    new = xp.empty(nnz, dtype=bool)
+    new[0] = True
+    xp.not_equal(p[1:], p[:-1], out=new[1:])
+    starts = csr.indptr[:-1]
+    new[starts[starts < nnz]] = True
+    return int(xp.count_nonzero(new))
+
+
+def relabel_pays(saved_pairs: float, n: int) -> bool:
+    """Whether relabelling saves more than the gather of ``x`` it costs per call:
+    ``saved_pairs`` partial results fewer against ``n`` columns gathered."""
+    return saved_pairs * PARTIAL_BYTES > GATHER_BYTES * n
+
+
+def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN,
+                              sample: int = 1 << 22) -> float:
+    """(row, column panel) pairs per entry with the columns relabelled as
+    :meth:`LightPanels.from_csr` would (exact in-degrees; pairs counted on evenly spaced
+    rows holding about ``sample`` entries).
+
+    Examples
+    --------
+    >>> A = CSR.from_coo(np.array([0, 0, 1, 1]), np.array([0, 3, 0, 3]), None, (2, 4),
+    ...                  iso_value=1.0)
+    >>> relabelled_pairs_estimate(A, 2, span=4)   # columns 0 and 3 share a panel now
+    0.5
+    """
+    xp = xp_for(csr.device)
+    m, n = (int(s) for s in csr.shape)
+    nnz = csr.nnz
+    if nnz == 0:
+        return 0.0
+    order = _span_degree_order(xp, csr.indices, n, span)
+    rank = xp.empty(n, dtype=np.int64)
+    rank[order] = xp.arange(n, dtype=np.int64)
+    del order
+    rows = xp.arange(0, m, max(1, -(-nnz // sample)), dtype=np.int64)
+    ip = csr.indptr.astype(np.int64)
+    lens = ip[rows + 1] - ip[rows]
+    ends = xp.cumsum(lens)
+    tot = int(ends[-1])
+    if tot == 0:
+        return 0.0
+    k = xp.arange(tot, dtype=np.int64)
+    seg = xp.searchsorted(ends, k, side="right")
+    ent = ip[rows][seg] + k - (ends[seg] - lens[seg])
+    npn = -(-n // W)
+    key = xp.unique(seg * npn + rank[csr.indices[ent].astype(np.int64)] // W)
+    return float(key.size) / tot
+
+
+def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False,
+           relabel: bool | None = False, span: int = DEFAULT_RELABEL_SPAN,
+           chunk_partials: int = CHUNK_PARTIALS) -> LightPanels:
     xp = xp_for(csr.device)
     m, n = (int(s) for s in csr.shape)
     nnz = csr.nnz
@@ -373,8 +537,26 @@ def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False) -> Li
     iso = csr.values is None
     rows = csr.row_indices()
     cols = csr.indices.astype(np.int64)
-    panel = cols // W
-    order = _panel_order(xp, panel, npn)
+    col_order = order = None
+    if relabel is not False and npn > 1 and nnz:
+        # columns by decreasing in-degree within spans; the layout then holds the new ids
+        col_order = _span_degree_order(xp, csr.indices, n, span)
+        rank = xp.empty(n, dtype=np.int64)
+        rank[col_order] = xp.arange(n, dtype=np.int64)
+        ncols = rank[cols]
+        del rank
+        npanel = ncols // W
+        order = _panel_order(xp, npanel, npn)
+        if relabel is None:
+            kept = int(xp.count_nonzero(_pair_starts(xp, npanel[order], rows[order])))
+            if not relabel_pays(panel_pairs(csr, W) - kept, n):
+                col_order = order = None    # not worth the gather: keep the column ids
+        if col_order is not None:
+            cols, panel = ncols, npanel
+        del ncols, npanel
+    if order is None:
+        panel = cols // W
+        order = _panel_order(xp, panel, npn)
     ps, rs, cs = panel[order], rows[order], cols[order]
     del rows, cols, panel
     if bank_order:
@@ -410,9 +592,17 @@ def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False) -> Li
         brk = xp.flatnonzero(pkey[1:] != pkey[:-1]) + 1
         starts = xp.concatenate([xp.zeros(1, dtype=np.int64), brk.astype(np.int64)])
         ends = xp.concatenate([brk.astype(np.int64), xp.full(1, npart, dtype=np.int64)])
+        # pieces of at most chunk_partials (one warp each)
+        C = chunk_partials
+        pieces = -(-(ends - starts) // C)
+        pend = xp.cumsum(pieces)
+        pid = xp.searchsorted(pend, xp.arange(int(pend[-1]), dtype=np.int64), side="right")
+        starts = starts[pid] + (xp.arange(pid.size, dtype=np.int64) - pend[pid]
+                                + pieces[pid]) * C
+        ends = xp.minimum(starts + C, ends[pid])
         ckey = pkey[starts]
         cq = ckey % nq
-        corder = xp.argsort(cq * max(npn, 1) + ckey // nq)
+        corder = _stable_argsort(xp, cq * max(npn, 1) + ckey // nq)
         chunks = xp.stack([starts[corder], ends[corder]], axis=1)
         cptr = xp.searchsorted(cq[corder], xp.arange(nq + 1, dtype=np.int64)).astype(np.int64)
     else:
@@ -429,5 +619,8 @@ def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False) -> Li
     big = np.argsort(first - end, kind="stable")    # the largest units first
     units = to_device(np.stack([up, first, end], axis=1)[big].reshape(-1, 3), csr.device)
     row_hit = xp.diff(csr.indptr) > 0
+    if col_order is not None:
+        col_order = col_order.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     return LightPanels((m, n), np.dtype(csr.dtype), csr.iso_value, ent, val, units, gbase,
-                       prow, cptr, chunks, row_hit, nnz, npart, W, RR, U, csr.device)
+                       prow, cptr, chunks, row_hit, nnz, npart, W, RR, U, csr.device,
+                       col_order, span if col_order is not None else 0, chunk_partials)

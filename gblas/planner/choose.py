@@ -353,30 +353,27 @@ def _gpu_hot_share(A, csr, transposed: bool) -> float:
     return share
 
 
-def _gpu_panel_runs(csr) -> float:
-    """Runs per entry of the light panels gpu_heavy_light would build: a row's entries in
-    one column panel of ``cost.GPU_PANEL_COLS`` columns (one GPU pass over the column
-    ids; cached with the CSR)."""
+def _gpu_panel_runs(csr) -> tuple[float, bool]:
+    """Runs per entry of the light panels gpu_heavy_light would build (a row's entries
+    in one column panel of ``cost.GPU_PANEL_COLS`` columns), and whether the build would
+    relabel their columns by in-degree (then the runs are those after relabelling,
+    estimated on a sample of rows); cached with the CSR."""
     memo = cost.summary(csr)
-    runs = memo.get("gpu_panel_runs")
-    if runs is None:
-        import cupy as cp  # the CSR is on the GPU
+    got = memo.get("gpu_panel_runs")
+    if got is None:
+        from ..formats import light_panels as lpf
 
         nnz = csr.nnz
-        if nnz == 0:
-            runs = 0.0
-        else:
-            p = csr.indices // cost.GPU_PANEL_COLS
-            new = cp.empty(nnz, dtype=bool)
-            new[0] = True
-            cp.not_equal(p[1:], p[:-1], out=new[1:])
-            del p
-            starts = csr.indptr[:-1]
-            new[starts[starts < nnz]] = True  # every row's first entry starts a run
-            runs = float(cp.count_nonzero(new)) / nnz
-            del new
-        memo["gpu_panel_runs"] = runs
-    return runs
+        got = (0.0, False)
+        if nnz:
+            plain = lpf.panel_pairs(csr, cost.GPU_PANEL_COLS) / nnz
+            after = lpf.relabelled_pairs_estimate(csr, cost.GPU_PANEL_COLS)
+            if lpf.relabel_pays((plain - after) * nnz, int(csr.shape[1])):
+                got = (after, True)
+            else:
+                got = (plain, False)
+        memo["gpu_panel_runs"] = got
+    return got
 
 
 def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
@@ -409,16 +406,18 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     fixed = memo.get(key)
     if fixed is None:
         share = _gpu_hot_share(A, csr, transposed)
-        runs = _gpu_panel_runs(csr)
+        runs, relabel = _gpu_panel_runs(csr)
         a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
         est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
-                                      allowed_frac, runs, fold)
+                                      allowed_frac, runs, fold, relabelled=relabel)
         facts = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),
+                 "panel_relabel": relabel,
                  "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},
                  "build_s": {f: round(v.build_seconds, 4) for f, v in est.items()}}
         where = (f"vertex data {_mb(n * x_bytes + m * y_bytes)} vs {_mb(l2)} L2, "
                  f"{100 * share:.0f}% of entries in the {DEFAULT_HOT:,} busiest columns, "
-                 f"{runs:.2f} panel runs per entry")
+                 f"{runs:.2f} panel runs per entry"
+                 + (" (columns relabelled by in-degree)" if relabel else ""))
         ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms"
                                    for f, v in est.items()) + " per call"
         fixed = memo[key] = (est, facts, where, ests)

@@ -18,6 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ..formats.light_panels import GATHER_BYTES
+
 # on a one-off call, build the transposed CSR for push only when the frontier is this sparse
 ONE_OFF_PUSH_F = 0.01
 # a push step touches each active edge about this many times more expensively than pull
@@ -351,7 +353,8 @@ def gpu_fold(monoid: Any, r: Any) -> str:
 
 def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
                        y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0,
-                       runs_per_entry: float | None = None, fold: str = "native"
+                       runs_per_entry: float | None = None, fold: str = "native",
+                       relabelled: bool = False
                        ) -> dict[str, Estimate]:
     """Estimated time, build time and bytes of a GPU pull SpMV in CSR and gpu_segmented.
 
@@ -375,6 +378,9 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
         entry: given, ``gpu_heavy_light`` (light panels) is estimated too.
     fold : {"native", "float_add", "exchange"}
         How the monoid folds (:func:`gpu_fold`).
+    relabelled : bool, default False
+        The panels' columns are relabelled (``runs_per_entry`` counts after it): each
+        call gathers ``x`` into their order first.
 
     Returns
     -------
@@ -411,8 +417,10 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
         runs = runs_per_entry * nnz
         r = max(y_bytes - 1, 1)
         lp_bytes = nnz * (2 + a_val) + runs * (2 * r + 2) + n * x_bytes + m * y_bytes
-        t = (lp_bytes / (GPU_PANELS_GBS * 1e9) + GPU_PANELS_FIXED_S
+        gather = n * GATHER_BYTES if relabelled else 0   # weighted: random reads
+        t = ((lp_bytes + gather) / (GPU_PANELS_GBS * 1e9) + GPU_PANELS_FIXED_S
              + GPU_PANELS_FOLD_S[fold] * runs)
+        lp_bytes += gather // 2
         out["gpu_heavy_light"] = Estimate(
             "gpu_heavy_light", t, GPU_PANELS_BUILD_NS_ENTRY * 1e-9 * nnz
             + GPU_BUILD_OVERHEAD_S, int(lp_bytes),
