@@ -186,12 +186,12 @@ def test_light_panels_relabelled_columns_and_cut_chunks(name, dt, masked, rng):
     want = expected(A, x, xpres, allow, sr)
     types = sr.types(A.dtype, x.dtype)
     xv = VecData(n, None, cp.asarray(x), None if xpres is None else cp.asarray(xpres))
-    for relabel, span, cut in ((True, 64, 3), (True, 10 ** 6, 512), (False, 64, 2),
-                               (None, 64, 7)):
+    for relabel, span, cut, group in ((True, 64, 3, 128), (True, 10 ** 6, 512, 256),
+                                      (False, 64, 2, 256), (None, 64, 7, None)):
         L = light_panels.LightPanels.from_csr(A.to_device("gpu"), panel_cols=16,
                                               panel_rows=32, unit_entries=256,
                                               relabel=relabel, relabel_span=span,
-                                              chunk_partials=cut)
+                                              chunk_partials=cut, group=group)
         L.check_invariants()
         if relabel is not None:
             assert (L.col_order is not None) == relabel

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gblas.formats.csr import CSR
 from gblas.formats.gpu_heavy_light import GPUHeavyLight
-from gblas.formats.light_panels import GROUP, HEAD, LightPanels, panel_params
+from gblas.formats.light_panels import GROUP, GROUP_ISO, HEAD, LightPanels, panel_params
 
 
 def fold_like_the_kernels(L: LightPanels, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -28,9 +28,10 @@ def fold_like_the_kernels(L: LightPanels, x: np.ndarray) -> tuple[np.ndarray, np
     part = np.zeros(max(L.npart, 1))
     written = np.zeros(max(L.npart, 1), dtype=np.int64)
     for p, s, e in np.asarray(L.units):
-        for g0 in range(s, e, GROUP):
-            at = int(L.gbase[g0 // GROUP]) - 1
-            for k in range(g0, min(g0 + GROUP, e)):
+        G = L.group
+        for g0 in range(s, e, G):
+            at = int(L.gbase[g0 // G]) - 1
+            for k in range(g0, min(g0 + G, e)):
                 if ent[k] & HEAD or k == g0:   # a run starts: the next partial
                     at += 1
                     written[at] += 1
@@ -65,7 +66,8 @@ def layouts(draw):
                   unit_entries=draw(st.integers(1, 400)), bank_order=draw(st.booleans()),
                   relabel=draw(st.sampled_from([None, True, False])),
                   relabel_span=draw(st.integers(1, 60)),
-                  chunk_partials=draw(st.sampled_from([1, 3, 8, 512])))
+                  chunk_partials=draw(st.sampled_from([1, 3, 8, 512])),
+                  group=draw(st.sampled_from([None, GROUP, GROUP_ISO])))
     return A, params, rng.random(n)
 
 
@@ -75,7 +77,9 @@ def test_layout_decodes_and_folds_to_the_product(case):
     A, params, x = case
     L = LightPanels.from_csr(A, **params)
     L.check_invariants()
-    assert L.nnz == A.nnz and L.ent.size % GROUP == 0
+    assert L.nnz == A.nnz and L.ent.size % L.group == 0
+    want = params["group"] or (GROUP_ISO if A.values is None else GROUP)
+    assert L.group == want and L.unit_entries % want == 0
     r, c, v = L.to_coo()
     o = np.lexsort((c, r))
     S = A.to_scipy()
@@ -178,7 +182,7 @@ def test_heavy_light_without_reachable_heavy_tiles_shares_the_csr(iso):
 
 @pytest.mark.parametrize("bad", [dict(panel_cols=0), dict(panel_cols=HEAD + 1),
                                  dict(panel_rows=0), dict(panel_rows=65537),
-                                 dict(unit_entries=0)])
+                                 dict(unit_entries=0), dict(group=64)])
 def test_parameter_errors(bad):
     with pytest.raises(ValueError, match="light panels: .* must be"):
         LightPanels.from_csr(CSR.empty((2, 2), np.float64, "cpu"), **bad)

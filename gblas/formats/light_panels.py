@@ -29,8 +29,9 @@ column ids, so that staging a panel's ``x`` is one contiguous copy):
 * ``ent`` -- uint16 per entry: the column offset in its panel (15 bits) and
   :data:`HEAD` when the entry starts a row of its panel;
 * ``val`` -- the values in the same order (None when iso);
-* every panel's entries are padded to a whole number of groups of :data:`GROUP` entries
-  (one warp step: 32 lanes of 4 consecutive entries each); a group also starts a new run at
+* every panel's entries are padded to a whole number of groups of ``group`` entries
+  (one warp step: 32 lanes of 4 consecutive entries each, :data:`GROUP`; 8 in an iso
+  layout, :data:`GROUP_ISO`); a group also starts a new run at
   its first entry, so that the runs of a group never continue in the next;
 * a **run** is a row's consecutive entries within one group: phase 1 writes one partial
   result per run (``gbase[g]`` is the first partial of group ``g``; runs are numbered in
@@ -41,7 +42,7 @@ column ids, so that staging a panel's ``x`` is one contiguous copy):
   has a run in every group it touches, so phase 2 folds with atomic updates of its
   shared-memory accumulators);
 * ``units`` -- int64 ``(nunits, 3)``: ``panel, first entry, end`` (entries of one panel,
-  the first a multiple of :data:`GROUP`, at most ``unit_entries``): one thread block each,
+  the first a multiple of ``group``, at most ``unit_entries``): one thread block each,
   the largest first (the blocks start in that order, so the small units left over where a
   panel splits fill the last wave: on an H100 the call took 0.355 instead of 0.385 ms at
   Kronecker scale 22, 1.460 instead of 1.514 at 24, 3.180 instead of 3.240 at 25);
@@ -72,11 +73,18 @@ import numpy as np
 from .._device import to_device, xp_for
 from .csr import CSR
 
-__all__ = ["GROUP", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs", "panel_params",
-           "relabel_pays", "relabelled_pairs_estimate"]
+__all__ = ["GROUP", "GROUP_ISO", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
+           "panel_params", "relabel_pays", "relabelled_pairs_estimate"]
 
-#: Entries of one warp step (32 lanes x 4 consecutive entries).
+#: Entries of one warp step (32 lanes x 4 consecutive entries) of a valued layout.
 GROUP = 128
+#: Entries of one warp step (32 lanes x 8) of an iso (pattern-only) layout: a lane reads
+#: its 8 column offsets in one 16-byte load, and the scans of a step serve twice the
+#: entries.  On an H100 (Kronecker, float32) the pattern-only call took 0.308 instead of
+#: 0.347 ms at scale 22 and 2.434 instead of 2.495 ms at 25; with values (8 of them per
+#: lane) it was faster at 22 (0.343 against 0.366 ms) but slower at 25 (2.728 against
+#: 2.644 ms), so valued layouts keep :data:`GROUP`.
+GROUP_ISO = 256
 #: Bit of ``ent`` marking the first entry of a row in its panel.
 HEAD = 0x8000
 #: Columns per column panel: one thread block stages this many ``x`` values (64 KiB of
@@ -140,13 +148,15 @@ class LightPanels:
     relabel_span: int = 0
     #: Most partials of a chunk.
     chunk_partials: int = CHUNK_PARTIALS
+    #: Entries of a group (a warp step): :data:`GROUP` or :data:`GROUP_ISO`.
+    group: int = GROUP
 
     @classmethod
     def from_csr(cls, csr: CSR, *, panel_cols: int | None = None,
                  panel_rows: int | None = None, unit_entries: int | None = None,
                  bank_order: bool | None = None, relabel: bool | None = None,
-                 relabel_span: int | None = None, chunk_partials: int | None = None
-                 ) -> LightPanels:
+                 relabel_span: int | None = None, chunk_partials: int | None = None,
+                 group: int | None = None) -> LightPanels:
         """Lay out the entries of ``csr`` (on its own device) by column panel.
 
         Parameters
@@ -158,7 +168,7 @@ class LightPanels:
         panel_rows : int, optional
             Rows per row panel, in [1, 65536] (default :data:`DEFAULT_PANEL_ROWS`).
         unit_entries : int, optional
-            Most entries per unit, rounded up to a multiple of :data:`GROUP` (default
+            Most entries per unit, rounded up to a multiple of ``group`` (default
             :data:`DEFAULT_UNIT_ENTRIES`).
         bank_order : bool, optional
             Within each (column panel, row panel), order the rows so that consecutive
@@ -174,6 +184,9 @@ class LightPanels:
             (default :data:`DEFAULT_RELABEL_SPAN`).
         chunk_partials : int, optional
             Most partials of a chunk (default :data:`CHUNK_PARTIALS`).
+        group : {128, 256}, optional
+            Entries per group (default :data:`GROUP_ISO` for an iso matrix, else
+            :data:`GROUP`).
 
         Returns
         -------
@@ -193,7 +206,11 @@ class LightPanels:
         if relabel not in (None, True, False):
             raise ValueError(f"light panels: relabel must be True, False or None (decide by "
                              f"cost), got {relabel!r}")
-        return _build(csr, W, RR, U, bank_order=DEFAULT_BANK_ORDER if bank_order is None
+        G = (GROUP_ISO if csr.values is None else GROUP) if group is None else group
+        if G not in (GROUP, GROUP_ISO):
+            raise ValueError(f"light panels: group must be {GROUP} or {GROUP_ISO}, got {G!r}")
+        return _build(csr, W, RR, -(-U // G) * G, G,
+                      bank_order=DEFAULT_BANK_ORDER if bank_order is None
                       else bool(bank_order), relabel=relabel, span=-(-S // W) * W,
                       chunk_partials=C)
 
@@ -230,7 +247,7 @@ class LightPanels:
                            mv(self.chunks), mv(self.row_hit), self.nnz, self.npart,
                            self.panel_cols, self.panel_rows, self.unit_entries, device,
                            None if self.col_order is None else mv(self.col_order),
-                           self.relabel_span, self.chunk_partials)
+                           self.relabel_span, self.chunk_partials, self.group)
 
     def to_coo(self) -> tuple[np.ndarray, np.ndarray, Any]:
         """Rows, (original) columns and values (None when iso) of the entries, decoded on
@@ -243,7 +260,7 @@ class LightPanels:
     def _layout_coo(self) -> tuple[np.ndarray, np.ndarray, Any]:
         """:meth:`to_coo` with the layout's column ids (relabelled ones, if any)."""
         c = self.to_device("cpu")
-        W, RR = self.panel_cols, self.panel_rows
+        W, RR, G = self.panel_cols, self.panel_rows, self.group
         units = np.asarray(c.units, dtype=np.int64).reshape(-1, 3)
         rows, cols, pos = [], [], []
         gbase = np.asarray(c.gbase, dtype=np.int64)
@@ -258,8 +275,8 @@ class LightPanels:
         for p, s, e in units[np.argsort(units[:, 1])]:    # in entry order
             k = np.arange(s, e)
             ent = np.asarray(c.ent[s:e], dtype=np.int64)
-            starts = ((ent & HEAD) != 0) | (k % GROUP == 0)
-            g = k // GROUP
+            starts = ((ent & HEAD) != 0) | (k % G == 0)
+            g = k // G
             run = np.cumsum(starts) - 1
             # partial index of each entry: its group's base + its run's rank in the group
             first_run = np.zeros_like(run)
@@ -285,18 +302,19 @@ class LightPanels:
         W, RR = self.panel_cols, self.panel_rows
         units = np.asarray(c.units, dtype=np.int64).reshape(-1, 3)
         assert c.ent.dtype == np.uint16 and c.prow.dtype == np.uint16
-        assert c.ent.size % GROUP == 0
+        G = self.group
+        assert G in (GROUP, GROUP_ISO) and c.ent.size % G == 0
         assert (c.val is None) == (self.iso_value is not None)
         if c.val is not None:
             assert c.val.shape == c.ent.shape and c.val.dtype == self.dtype
-        assert np.all(units[:, 1] % GROUP == 0) and np.all(units[:, 2] > units[:, 1])
+        assert np.all(units[:, 1] % G == 0) and np.all(units[:, 2] > units[:, 1])
         assert np.all(units[:, 2] - units[:, 1] <= self.unit_entries)
         assert np.all(np.diff(units[:, 1] - units[:, 2]) >= 0), "units largest first"
         span = units[np.argsort(units[:, 1]), 1:]
         assert np.all(span[1:, 0] >= span[:-1, 1]), "units do not overlap"
         assert self.nnz == int((units[:, 2] - units[:, 1]).sum())
         gb = np.asarray(c.gbase, dtype=np.int64)
-        assert gb.size == c.ent.size // GROUP and np.all(np.diff(gb) >= 0)
+        assert gb.size == c.ent.size // G and np.all(np.diff(gb) >= 0)
         assert int(np.asarray(c.prow).size) == self.npart
         assert np.all(np.asarray(c.prow, dtype=np.int64) < RR)
         nq = -(-m // RR) if m else 0
@@ -526,7 +544,7 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
     return float(key.size) / tot
 
 
-def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False,
+def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: bool = False,
            relabel: bool | None = False, span: int = DEFAULT_RELABEL_SPAN,
            chunk_partials: int = CHUNK_PARTIALS) -> LightPanels:
     xp = xp_for(csr.device)
@@ -564,7 +582,7 @@ def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False,
         order, ps, rs, cs = order[perm], ps[perm], rs[perm], cs[perm]
         del perm
     pc = xp.bincount(ps, minlength=npn) if nnz else xp.zeros(npn, dtype=np.int64)
-    padded = -(-pc // GROUP) * GROUP
+    padded = -(-pc // G) * G
     p0 = exclusive_cumsum(xp, padded)
     tot = int(padded.sum()) if npn else 0
     pos = xp.arange(nnz, dtype=np.int64) - exclusive_cumsum(xp, pc)[ps] + p0[ps]
@@ -577,10 +595,10 @@ def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False,
         val[pos] = csr.values[order]
     del order, cs
     # partials: one per run (a row's entries within a group)
-    run = head | (pos % GROUP == 0)
-    ngroups = tot // GROUP
+    run = head | (pos % G == 0)
+    ngroups = tot // G
     hidx = xp.flatnonzero(run)
-    gcount = xp.bincount(pos[hidx] // GROUP, minlength=ngroups) if nnz else \
+    gcount = xp.bincount(pos[hidx] // G, minlength=ngroups) if nnz else \
         xp.zeros(ngroups, dtype=np.int64)
     gbase = exclusive_cumsum(xp, gcount)
     npart = int(hidx.size)
@@ -623,4 +641,4 @@ def _build(csr: CSR, W: int, RR: int, U: int, *, bank_order: bool = False,
         col_order = col_order.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     return LightPanels((m, n), np.dtype(csr.dtype), csr.iso_value, ent, val, units, gbase,
                        prow, cptr, chunks, row_hit, nnz, npart, W, RR, U, csr.device,
-                       col_order, span if col_order is not None else 0, chunk_partials)
+                       col_order, span if col_order is not None else 0, chunk_partials, G)

@@ -55,7 +55,6 @@ from .mxv import _bool_array, scatter_plan
 __all__ = ["light_panels_pull", "panels_source"]
 
 _BODY = r"""
-#define GB_K 4
 #define GB_GROUP (32 * GB_K)
 #define GB_HEAD 0x8000u
 #define GB_RK 8   /* partials per lane per step of gb_lp_reduce */
@@ -98,9 +97,16 @@ extern "C" __global__ void gb_lp_stream(
     const unsigned lt = (1u << lane) - 1u;
     for (long long g = e0 / GB_GROUP + (threadIdx.x >> 5); g * GB_GROUP < e1; g += nw) {
         const long long base = g * GB_GROUP + GB_K * lane;
-        /* the 4 column offsets in one 8-byte load (groups never pass the padded end) */
+        /* the GB_K column offsets in one 8- or 16-byte load (groups never pass the
+           padded end) */
+#if GB_K == 8
+        const uint4 raw = *reinterpret_cast<const uint4*>(ent + base);
+        const unsigned pk[GB_K] = {raw.x & 0xffffu, raw.x >> 16, raw.y & 0xffffu, raw.y >> 16,
+                                   raw.z & 0xffffu, raw.z >> 16, raw.w & 0xffffu, raw.w >> 16};
+#else
         const uint2 raw = *reinterpret_cast<const uint2*>(ent + base);
         const unsigned pk[GB_K] = {raw.x & 0xffffu, raw.x >> 16, raw.y & 0xffffu, raw.y >> 16};
+#endif
         bool ok[GB_K], hd[GB_K];
         R_t v[GB_K];
         int nh = 0;
@@ -266,8 +272,6 @@ extern "C" __global__ void gb_lp_reduce(
 
 #: Threads per block of both kernels.
 THREADS = 1024
-#: Entries of a warp step of ``gb_lp_stream`` (``GB_GROUP``; the layout's ``GROUP``).
-_GROUP = 128
 
 #: Float ``min`` / ``max`` through integer atomics: values without the sign bit order like
 #: signed integers, values with it (``-0.0`` included) in reverse like unsigned ones.
@@ -300,8 +304,8 @@ def _scatter(monoid: Any, r: np.dtype) -> tuple[np.dtype, str]:
 
 @functools.lru_cache(maxsize=512)
 def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xpres: bool,
-                  allow: bool, panel_cols: int, panel_rows: int, sub: int = 1
-                  ) -> tuple[str, np.dtype]:
+                  allow: bool, panel_cols: int, panel_rows: int, sub: int = 1,
+                  group: int = 128) -> tuple[str, np.dtype]:
     """CUDA source of ``gb_lp_stream`` and ``gb_lp_reduce``, and the accumulator dtype.
 
     Parameters
@@ -319,6 +323,8 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         The layout's panel sizes.
     sub : int, default 1
         Blocks sharing one row panel in ``gb_lp_reduce``.
+    group : {128, 256}, default 128
+        The layout's entries per group (4 or 8 per lane).
 
     Returns
     -------
@@ -342,7 +348,7 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         + _cuda.semiring_snippet(semiring, types)
         + _cuda.typedefs(av_t=av, xv_t=xv, acc_t=acc)
         + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
-                        GB_RR=int(panel_rows), GB_SUB=int(sub),
+                        GB_RR=int(panel_rows), GB_SUB=int(sub), GB_K=int(group) // 32,
                         GB_RS=-(-int(panel_rows) // int(sub)),
                         GB_IDENT=f"((acc_t){_cuda.c_literal(ident, r)})")
         + scatter
@@ -359,10 +365,11 @@ def _smem(fn: Any, nbytes: int, what: Any, fix: str) -> None:
     _cuda.allow_dynamic_smem(fn, nbytes)
 
 
-def _stream_smem(panel_cols: int, xv: Any, r: Any, xpres: bool, threads: int) -> int:
+def _stream_smem(panel_cols: int, xv: Any, r: Any, xpres: bool, threads: int,
+                 group: int) -> int:
     """Shared memory of ``gb_lp_stream``: every warp's staged partials of a group (and
     their flags), then the panel's ``x`` (and its flags)."""
-    staged = (int(threads) // 32) * _GROUP * (np.dtype(r).itemsize + xpres)
+    staged = (int(threads) // 32) * int(group) * (np.dtype(r).itemsize + xpres)
     return staged + int(panel_cols) * (np.dtype(xv).itemsize + xpres)
 
 
@@ -427,12 +434,13 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     sub = -(-L.panel_rows * (acc.itemsize + flag) // _cuda.max_block_smem())
     src, acc = panels_source(semiring, types, av=val.dtype, xv=xv.dtype, iso=L.val is None,
                              xpres=xpres is not None, allow=allow is not None,
-                             panel_cols=L.panel_cols, panel_rows=L.panel_rows, sub=sub)
+                             panel_cols=L.panel_cols, panel_rows=L.panel_rows, sub=sub,
+                             group=L.group)
     part = cp.empty(max(L.npart, 1), dtype=r)
     ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else _cuda.dummy()
     if L.nunits:
         fn = _cuda.get_function(src, "gb_lp_stream")
-        dyn = _stream_smem(L.panel_cols, xv.dtype, r, xpres is not None, threads)
+        dyn = _stream_smem(L.panel_cols, xv.dtype, r, xpres is not None, threads, L.group)
         _smem(fn, dyn, lambda: f"a column panel of {L.panel_cols} values of {xv.dtype.name} "
               f"(and every warp's staged partials of {r.name})",
               "build the format with a smaller light_cols")
