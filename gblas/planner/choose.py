@@ -387,7 +387,8 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     from the vertex data against the L2, the share of entries in the hot segment's
     columns and the runs per entry of the panels; the faster is built when the calls so
     far pay for its build (the same ski rental as on the CPU), it fits the memory budget,
-    and the device has room for the build (``GPU_BUILD_MEMORY_FACTOR`` times the CSR).
+    and the device has room for the build (``GPU_BUILD_BYTES_PER_ENTRY`` per entry and
+    ``GPU_BUILD_BYTES_PER_VERTEX`` per row and column, its measured peak).
     ``fold``: how the monoid folds (:func:`~gblas.planner.cost.gpu_fold`).
 
     Returns
@@ -437,7 +438,8 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     saving = base.seconds - e.seconds
     if saving <= 0:
         return "csr", f"csr: {where}; {ests}", details, base
-    need_mem = int(cost.GPU_BUILD_MEMORY_FACTOR * csr.nbytes)
+    need_mem = int(cost.GPU_BUILD_BYTES_PER_ENTRY * csr.nnz
+                   + cost.GPU_BUILD_BYTES_PER_VERTEX * (m + n))
     if memory_budget is not None and csr.nbytes > memory_budget:
         return ("csr", f"csr: {fmt} would not fit the memory budget "
                 f"({memory_budget:,} bytes); {ests}", details, base)

@@ -294,8 +294,12 @@ GPU_LOCAL_ROWS_PER_ENTRY = 0.1
 #: Build: ns per entry (GPU sorts; 0.6 / 0.42 / 0.44 measured) and fixed seconds.
 GPU_BUILD_NS_ENTRY = 0.5
 GPU_BUILD_OVERHEAD_S = 0.01
-#: Device memory a build needs, over the format's size (sort keys and permutations).
-GPU_BUILD_MEMORY_FACTOR = 3.0
+#: Device memory a GPU format's build needs at its peak: bytes per entry of the CSR (its
+#: 64-bit sort keys, permutations and row and column ids) and per row and column.  Measured
+#: on an H100 (directed Kronecker, scales 22 and 24, with CuPy's allocations tracked):
+#: gpu_heavy_light 85-94 bytes per entry (valued or iso alike), gpu_segmented 69-75.
+GPU_BUILD_BYTES_PER_ENTRY = 96
+GPU_BUILD_BYTES_PER_VERTEX = 64
 #: gpu_heavy_light with its light entries in column panels (no heavy tile, the default):
 #: GB/s of its own traffic (entries, values, the staged x slices, one partial per run
 #: written and read back with its 16-bit row, y) and a fixed time per call (two kernels,
