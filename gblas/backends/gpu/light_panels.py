@@ -32,8 +32,8 @@ Two kernels:
 A row mask (``allow``) is applied when ``y`` is written: disallowed rows get no entry
 (their products are still computed).  When the layout's columns are relabelled
 (``col_order``), ``x`` (and its flags) is first gathered into their order: on an H100 at
-Kronecker scale 25, 0.2 ms for 32M float32 values, against 0.52 ms saved by the partials
-the relabelling removes.
+Kronecker scale 25, 0.21 ms for 32M float32 values, while the two phases, with 42% fewer
+partials, took 0.74 ms less (float32 ``plus_times``: 2.65 instead of 3.17 ms in all).
 
 Floating-point sums fold the partials of a row in the order the atomic updates arrive, so
 the last bits of a ``plus`` result may differ between calls (as with any atomic GPU
