@@ -196,6 +196,20 @@ class LightPanels:
         ------
         ValueError
             On a parameter out of range.
+
+        Examples
+        --------
+        Every row has entries on columns 1 and 3, in two panels of 2 columns; renumbered
+        by in-degree, the two share the first panel (``col_order``: new id -> original):
+
+        >>> A = CSR.from_coo(np.repeat(np.arange(4), 2), np.tile([1, 3], 4), None, (4, 4),
+        ...                  iso_value=1.0)
+        >>> plain = LightPanels.from_csr(A, panel_cols=2, relabel=False)
+        >>> moved = LightPanels.from_csr(A, panel_cols=2, relabel=True)
+        >>> plain.npart, moved.npart, moved.col_order.tolist(), moved.group
+        (8, 4, [1, 3, 0, 2], 256)
+        >>> LightPanels.from_csr(A, panel_cols=2).col_order is None   # pays not: 4 columns
+        True
         """
         W, RR, U = panel_params(panel_cols, panel_rows, unit_entries)
         S = DEFAULT_RELABEL_SPAN if relabel_span is None else int(relabel_span)
@@ -461,19 +475,23 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int) -> Any:
     return perm
 
 
-def _span_degree_order(xp: Any, indices: Any, n: int, S: int) -> Any:
-    """New column id -> original column id: within each span of ``S`` columns, the
-    columns by decreasing in-degree (ties by column id).
+def _span_degree_order(xp: Any, indices: Any, n: int, S: int) -> tuple[Any, Any]:
+    """New column id -> original column id (within each span of ``S`` columns, the
+    columns by decreasing in-degree, ties by column id), and its inverse.
 
     Examples
     --------
-    >>> _span_degree_order(np, np.array([1, 1, 3, 2, 3, 3]), 4, 2).tolist()
-    [1, 0, 3, 2]
+    >>> order, rank = _span_degree_order(np, np.array([1, 1, 3, 2, 3, 3]), 4, 2)
+    >>> order.tolist(), rank.tolist()
+    ([1, 0, 3, 2], [1, 0, 3, 2])
     """
     deg = xp.bincount(indices, minlength=n).astype(np.int64)
     top = int(deg.max()) if n else 0
     key = (xp.arange(n, dtype=np.int64) // S) * (top + 1) + (top - deg)
-    return _stable_argsort(xp, key)
+    order = _stable_argsort(xp, key)
+    rank = xp.empty(n, dtype=np.int64)
+    rank[order] = xp.arange(n, dtype=np.int64)
+    return order, rank
 
 
 def panel_pairs(csr: CSR, W: int) -> int:
@@ -525,10 +543,7 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
     nnz = csr.nnz
     if nnz == 0:
         return 0.0
-    order = _span_degree_order(xp, csr.indices, n, span)
-    rank = xp.empty(n, dtype=np.int64)
-    rank[order] = xp.arange(n, dtype=np.int64)
-    del order
+    rank = _span_degree_order(xp, csr.indices, n, span)[1]
     rows = xp.arange(0, m, max(1, -(-nnz // sample)), dtype=np.int64)
     ip = csr.indptr.astype(np.int64)
     lens = ip[rows + 1] - ip[rows]
@@ -558,9 +573,7 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     col_order = order = None
     if relabel is not False and npn > 1 and nnz:
         # columns by decreasing in-degree within spans; the layout then holds the new ids
-        col_order = _span_degree_order(xp, csr.indices, n, span)
-        rank = xp.empty(n, dtype=np.int64)
-        rank[col_order] = xp.arange(n, dtype=np.int64)
+        col_order, rank = _span_degree_order(xp, csr.indices, n, span)
         ncols = rank[cols]
         del rank
         npanel = ncols // W
