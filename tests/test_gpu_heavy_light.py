@@ -174,7 +174,10 @@ def test_pull_semirings(name, dt, masked, rng):
 @pytest.mark.parametrize("masked", [False, True])
 def test_light_panels_relabelled_columns_and_cut_chunks(name, dt, masked, rng):
     """Columns relabelled by in-degree within spans (x, and its flags, gathered into that
-    order per call) and chunks cut into pieces that several warps fold at once."""
+    order per call) and chunks cut into pieces that several warps fold at once; each
+    layout also with the kernels' knobs forced: phase 1 in blocks of 512 or 64 threads,
+    with and without prefetching the next group, and phase 2 reading its chunk bounds
+    from global memory or copying them to shared memory 1 or 5 at a time."""
     from gblas.backends.gpu.light_panels import light_panels_pull
 
     sr = semiring(name)
@@ -197,8 +200,12 @@ def test_light_panels_relabelled_columns_and_cut_chunks(name, dt, masked, rng):
             assert (L.col_order is not None) == relabel
         ch = cp.asnumpy(L.chunks)
         assert (ch[:, 1] - ch[:, 0]).max() == min(cut, 512) or cut == 512
-        y = light_panels_pull(L, xv, None if allow is None else cp.asarray(allow), sr, types)
-        check(y, want, types[2])
+        al = None if allow is None else cp.asarray(allow)
+        check(light_panels_pull(L, xv, al, sr, types), want, types[2])
+        for knobs in (dict(threads=512, prefetch=True, chunk_batch=0),
+                      dict(threads=64, prefetch=False, chunk_batch=1),
+                      dict(prefetch=L.val is not None, chunk_batch=5)):
+            check(light_panels_pull(L, xv, al, sr, types, **knobs), want, types[2])
 
 
 @pytest.mark.parametrize("name,dt", [("plus_times", "float64"), ("min_plus", "float32"),

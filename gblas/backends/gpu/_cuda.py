@@ -305,6 +305,30 @@ def max_block_smem() -> int:
     return v
 
 
+_ATTRS: dict = {}
+
+
+def _attribute(name: str, default: int) -> int:
+    """A device attribute of the current device, asked once per device and name."""
+    import cupy
+
+    dev = cupy.cuda.Device()
+    v = _ATTRS.get((dev.id, name))
+    if v is None:
+        v = _ATTRS[(dev.id, name)] = int(dev.attributes.get(name, default))
+    return v
+
+
+def sm_regs() -> int:
+    """32-bit registers of one multiprocessor (shared by its resident blocks)."""
+    return _attribute("MaxRegistersPerMultiprocessor", 65536)
+
+
+def l2_bytes() -> int:
+    """L2 cache bytes of the current device."""
+    return _attribute("L2CacheSize", 50 << 20)
+
+
 _DYN_SMEM: dict = {}
 
 

@@ -17,6 +17,12 @@ Two kernels:
    straight to global memory scattered every store instruction over the group's range: on
    an H100 at Kronecker scale 25 the kernel took 2.6 ms, 1.6 ms with the stores left out;
    staged, the whole float32 ``plus_times`` call went from 4.32 to 3.44 ms.)
+   In an iso layout a warp issues the loads of its next group before it folds the current
+   one, and when ``x`` is larger than half the L2 the blocks take 512 threads, so that two
+   share a multiprocessor (:func:`_stream_threads`).  On an H100, pattern-only Kronecker
+   scale 25: phase 1 took 1.25 instead of 1.41 ms; at 22, 0.179 instead of 0.184 ms.  The
+   valued kernel does neither: 32 registers let two blocks of 1024 share a
+   multiprocessor, and the prefetch's 8 more made it slower (1.81 against 1.60 ms at 25).
 2. ``gb_lp_reduce`` -- one thread block per row panel.  Its accumulators (one per row, at
    the monoid's identity) live in shared memory, and so do the rows' presence flags when
    ``x`` has flags (with a dense ``x`` the rows with a value are the layout's
@@ -27,7 +33,11 @@ Two kernels:
    its flags.
    When a row panel's accumulators do not fit a block's shared memory (8-byte results in
    32768-row panels), it is split among several blocks, each folding only the partials of
-   its share of the rows (the panel's partials are then read once per share).
+   its share of the rows (the panel's partials are then read once per share).  The block
+   first copies its row panel's chunk bounds to shared memory (:data:`CHUNK_BATCH` at a
+   time), so that a warp's next chunk does not wait on a load of its bounds: on an H100
+   at Kronecker scale 25 the call took 2.424 instead of 2.446 ms (pattern-only) and
+   2.615 instead of 2.637 ms (float32 ``plus_times``).
 
 A row mask (``allow``) is applied when ``y`` is written: disallowed rows get no entry
 (their products are still computed).  When the layout's columns are relabelled
@@ -43,6 +53,7 @@ reduction); ``min``, ``max``, integer and boolean monoids give identical results
 from __future__ import annotations
 
 import functools
+from dataclasses import dataclass
 from typing import Any
 
 import cupy as cp
@@ -59,6 +70,29 @@ _BODY = r"""
 #define GB_HEAD 0x8000u
 #define GB_RK 8   /* partials per lane per step of gb_lp_reduce */
 
+/* a lane's GB_K column offsets in one 8- or 16-byte load */
+#if GB_K == 8
+typedef uint4 gb_raw_t;
+#else
+typedef uint2 gb_raw_t;
+#endif
+
+/* a lane's share of group g: its column offsets, its values, and the group's first
+   partial (groups never pass the padded end) */
+__device__ __forceinline__ void gb_lp_load(
+    long long g, int lane, const unsigned short* __restrict__ ent,
+    const av_t* __restrict__ val, const long long* __restrict__ gbase,
+    gb_raw_t& raw, av_t (&vals)[GB_K], long long& g0)
+{
+    const long long base = g * GB_GROUP + GB_K * lane;
+    raw = *reinterpret_cast<const gb_raw_t*>(ent + base);
+#if !GB_ISO
+#pragma unroll
+    for (int k = 0; k < GB_K; ++k) vals[k] = val[base + k];
+#endif
+    g0 = gbase[g];
+}
+
 __device__ __forceinline__ void gb_lp_fold(bool& h, R_t& a, bool oh, R_t o) {
     if (oh) {
         a = h ? gb_add(a, o) : o;
@@ -66,7 +100,9 @@ __device__ __forceinline__ void gb_lp_fold(bool& h, R_t& a, bool oh, R_t o) {
     }
 }
 
-extern "C" __global__ void gb_lp_stream(
+/* bounded for blocks of up to 1024 threads (at most 64 registers): with 8-byte values
+   the compiler would otherwise take more */
+extern "C" __global__ void __launch_bounds__(1024) gb_lp_stream(
     const unsigned short* __restrict__ ent, const av_t* __restrict__ val,
     const xv_t* __restrict__ X, const bool* __restrict__ xpres, long long nx,
     const long long* __restrict__ units, const long long* __restrict__ gbase,
@@ -95,16 +131,32 @@ extern "C" __global__ void gb_lp_stream(
     const T_t aiso = (T_t)val[0];
 #endif
     const unsigned lt = (1u << lane) - 1u;
-    for (long long g = e0 / GB_GROUP + (threadIdx.x >> 5); g * GB_GROUP < e1; g += nw) {
+    long long g = e0 / GB_GROUP + (threadIdx.x >> 5);
+    gb_raw_t raw;
+    av_t vals[GB_K];
+    long long g0;
+#if GB_PF
+    /* software pipelining: the next group's loads are issued before this one is folded */
+    gb_raw_t nraw;
+    av_t nvals[GB_K];
+    long long ng0 = 0;
+    if (g * GB_GROUP < e1) gb_lp_load(g, lane, ent, val, gbase, nraw, nvals, ng0);
+#endif
+    for (; g * GB_GROUP < e1; g += nw) {
         const long long base = g * GB_GROUP + GB_K * lane;
-        /* the GB_K column offsets in one 8- or 16-byte load (groups never pass the
-           padded end) */
+#if GB_PF
+        raw = nraw;
+        g0 = ng0;
+#pragma unroll
+        for (int k = 0; k < GB_K; ++k) vals[k] = nvals[k];
+        if ((g + nw) * GB_GROUP < e1) gb_lp_load(g + nw, lane, ent, val, gbase, nraw, nvals, ng0);
+#else
+        gb_lp_load(g, lane, ent, val, gbase, raw, vals, g0);
+#endif
 #if GB_K == 8
-        const uint4 raw = *reinterpret_cast<const uint4*>(ent + base);
         const unsigned pk[GB_K] = {raw.x & 0xffffu, raw.x >> 16, raw.y & 0xffffu, raw.y >> 16,
                                    raw.z & 0xffffu, raw.z >> 16, raw.w & 0xffffu, raw.w >> 16};
 #else
-        const uint2 raw = *reinterpret_cast<const uint2*>(ent + base);
         const unsigned pk[GB_K] = {raw.x & 0xffffu, raw.x >> 16, raw.y & 0xffffu, raw.y >> 16};
 #endif
         bool ok[GB_K], hd[GB_K];
@@ -123,7 +175,7 @@ extern "C" __global__ void gb_lp_stream(
 #if GB_ISO
             v[k] = (R_t)gb_mul(aiso, (T_t)sx[c]);
 #else
-            v[k] = (R_t)gb_mul((T_t)val[base + k], (T_t)sx[c]);
+            v[k] = (R_t)gb_mul((T_t)vals[k], (T_t)sx[c]);
 #endif
         }
         /* this lane's first partial: the group's base + the runs begun in earlier lanes */
@@ -185,7 +237,6 @@ extern "C" __global__ void gb_lp_stream(
         }
         /* the group's runs, coalesced: partials gbase[g] .. gbase[g] + runs */
         const int runs = __shfl_sync(0xffffffffu, before, 31);
-        const long long g0 = gbase[g];
         __syncwarp();
         for (int i = lane; i < runs; i += 32) {
             part[g0 + i] = sp[i];
@@ -197,7 +248,7 @@ extern "C" __global__ void gb_lp_stream(
     }
 }
 
-extern "C" __global__ void gb_lp_reduce(
+extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
     const R_t* __restrict__ part, const bool* __restrict__ ppres,
     const unsigned short* __restrict__ prow, const long long* __restrict__ cptr,
     const long long* __restrict__ chunks, long long m, const bool* __restrict__ allow,
@@ -221,9 +272,23 @@ extern "C" __global__ void gb_lp_reduce(
     }
     __syncthreads();
     const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
+#if GB_CB
+    /* the row panel's chunk table, GB_CB chunks at a time, into shared memory: a warp
+       then starts its next chunk's loads without first waiting for the chunk's bounds */
+    long long* sch = (long long*)(gb_dyn + GB_CB_AT);
+    const long long cq1 = cptr[q + 1];
+    for (long long cb = cptr[q]; cb < cq1; cb += GB_CB) {
+        const int nc = (int)(cq1 - cb < GB_CB ? cq1 - cb : GB_CB);
+        __syncthreads();
+        for (int k = threadIdx.x; k < 2 * nc; k += blockDim.x) sch[k] = chunks[2 * cb + k];
+        __syncthreads();
+    for (int c = (int)(threadIdx.x >> 5); c < nc; c += nw) {
+        const long long a = sch[2 * c], b = sch[2 * c + 1];
+#else
     const long long c1 = cptr[q + 1];
     for (long long c = cptr[q] + (threadIdx.x >> 5); c < c1; c += nw) {
         const long long a = chunks[2 * c], b = chunks[2 * c + 1];
+#endif
         for (long long k0 = a; k0 < b; k0 += 32 * GB_RK) {
             R_t v[GB_RK];
             int r[GB_RK];
@@ -253,6 +318,9 @@ extern "C" __global__ void gb_lp_reduce(
             }
         }
     }
+#if GB_CB
+    }
+#endif
     __syncthreads();
     for (int k = threadIdx.x; k < nr; k += blockDim.x) {
         const long long row = r0 + k;
@@ -270,8 +338,11 @@ extern "C" __global__ void gb_lp_reduce(
 }
 """
 
-#: Threads per block of both kernels.
+#: Threads per block of both kernels (phase 1 may take half, :func:`_stream_threads`).
 THREADS = 1024
+
+#: Chunk bounds phase 2 copies to shared memory at a time (16 bytes each).
+CHUNK_BATCH = 2048
 
 #: Float ``min`` / ``max`` through integer atomics: values without the sign bit order like
 #: signed integers, values with it (``-0.0`` included) in reverse like unsigned ones.
@@ -305,7 +376,8 @@ def _scatter(monoid: Any, r: np.dtype) -> tuple[np.dtype, str]:
 @functools.lru_cache(maxsize=512)
 def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xpres: bool,
                   allow: bool, panel_cols: int, panel_rows: int, sub: int = 1,
-                  group: int = 128) -> tuple[str, np.dtype]:
+                  group: int = 128, prefetch: bool = False, chunk_batch: int = 0,
+                  chunk_at: int = 0) -> tuple[str, np.dtype]:
     """CUDA source of ``gb_lp_stream`` and ``gb_lp_reduce``, and the accumulator dtype.
 
     Parameters
@@ -325,6 +397,11 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         Blocks sharing one row panel in ``gb_lp_reduce``.
     group : {128, 256}, default 128
         The layout's entries per group (4 or 8 per lane).
+    prefetch : bool, default False
+        ``gb_lp_stream`` loads a warp's next group while it folds the current one.
+    chunk_batch, chunk_at : int, default 0
+        Chunk bounds ``gb_lp_reduce`` copies to shared memory at a time (0: none), at
+        byte ``chunk_at`` of its dynamic shared memory (after the accumulators).
 
     Returns
     -------
@@ -349,7 +426,8 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         + _cuda.typedefs(av_t=av, xv_t=xv, acc_t=acc)
         + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
                         GB_RR=int(panel_rows), GB_SUB=int(sub), GB_K=int(group) // 32,
-                        GB_RS=-(-int(panel_rows) // int(sub)),
+                        GB_RS=-(-int(panel_rows) // int(sub)), GB_PF=bool(prefetch),
+                        GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at),
                         GB_IDENT=f"((acc_t){_cuda.c_literal(ident, r)})")
         + scatter
         + _BODY
@@ -387,8 +465,75 @@ def _iso_array(L: Any) -> Any:
     return arr
 
 
+@dataclass(frozen=True)
+class _Launch:
+    """What a call of :func:`light_panels_pull` launches, worked out once per layout and
+    kind of call (the host time before the first kernel is time an idle GPU waits)."""
+
+    stream: Any
+    stream_threads: int
+    stream_smem: int
+    reduce: Any
+    reduce_blocks: int
+    reduce_smem: int
+
+
+def _stream_threads(fn: Any, xbytes: int, iso: bool) -> int:
+    """Threads per block of ``gb_lp_stream``: 1024, or 512 for an iso layout whose ``x``
+    is larger than half the L2.  The iso kernel (8 entries per lane) takes more than 32
+    registers, so one 1024-thread block fills a multiprocessor, and while it stages its
+    panel's slice of ``x`` from DRAM nothing else streams; two blocks of 512 overlap the
+    staging of one with the streaming of the other.  On an H100, pattern-only Kronecker
+    scale 25 (``x`` 128 MB): 1.25 against 1.35 ms with 1024 (both prefetching); at scale
+    22 (16 MB, in the L2) 512 is slower: 0.191 against 0.179 ms."""
+    if iso and fn.num_regs * THREADS > _cuda.sm_regs() // 2 and \
+            2 * xbytes > _cuda.l2_bytes():
+        return THREADS // 2
+    return THREADS
+
+
+def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bool,
+            threads: int | None, prefetch: bool | None, chunk_batch: int) -> _Launch:
+    """The kernels and launch sizes of a call (cached on ``L``)."""
+    key = (semiring, types, xv.dtype, xv.size, xpres, allow, threads, prefetch, chunk_batch)
+    cache = L.__dict__.setdefault("_launches", {})
+    got = cache.get(key)
+    if got is not None:
+        return got
+    r = types[2]
+    iso = L.val is None
+    pf = iso if prefetch is None else bool(prefetch)
+    acc = _scatter(semiring.add, r)[0]
+    flag = int(xpres)   # phase 2's presence flag per row
+    cb = 16 * int(chunk_batch)
+    room = _cuda.max_block_smem() - cb
+    sub = -(-L.panel_rows * (acc.itemsize + flag) // room)
+    rs = -(-L.panel_rows // sub)
+    at = -(-rs * (acc.itemsize + flag) // 16) * 16
+    vd = L.dtype if iso else L.val.dtype
+
+    src = panels_source(semiring, types, av=vd, xv=xv.dtype, iso=iso, xpres=xpres,
+                        allow=allow, panel_cols=L.panel_cols, panel_rows=L.panel_rows,
+                        sub=sub, group=L.group, prefetch=pf, chunk_batch=int(chunk_batch),
+                        chunk_at=at)[0]
+    fn = _cuda.get_function(src, "gb_lp_stream")
+    nt = int(threads) if threads is not None else \
+        _stream_threads(fn, xv.size * xv.dtype.itemsize, iso)
+    dyn = _stream_smem(L.panel_cols, xv.dtype, r, xpres, nt, L.group)
+    _smem(fn, dyn, lambda: f"a column panel of {L.panel_cols} values of {xv.dtype.name} "
+          f"(and every warp's staged partials of {r.name})",
+          "build the format with a smaller light_cols")
+    fr = _cuda.get_function(src, "gb_lp_reduce")
+    dyn2 = at + cb
+    _smem(fr, dyn2, lambda: f"{rs} accumulators of {acc.name}", "build the format with a "
+          "smaller light_rows")
+    got = cache[key] = _Launch(fn, nt, dyn, fr, L.n_row_panels * sub, dyn2)
+    return got
+
+
 def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
-                      threads: int = THREADS) -> VecData:
+                      threads: int | None = None, prefetch: bool | None = None,
+                      chunk_batch: int = CHUNK_BATCH) -> VecData:
     """``y = A x`` over the entries of a :class:`~gblas.formats.light_panels.LightPanels`.
 
     Parameters
@@ -403,8 +548,16 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         Any semiring, user-defined ones included.
     types : tuple of numpy.dtype
         ``(T, M, R)`` of :meth:`Semiring.types`.
-    threads : int, default 1024
-        Threads per block (a multiple of 32).
+    threads : int, optional
+        Threads per block of phase 1 (a multiple of 32; by default
+        :func:`_stream_threads`).  Phase 2 always takes 1024.
+    prefetch : bool, optional
+        Phase 1 loads a warp's next group while it folds the current one (by default in
+        iso layouts only: the valued kernel would take more than 32 registers, and two
+        1024-thread blocks no longer fit a multiprocessor).
+    chunk_batch : int, default :data:`CHUNK_BATCH`
+        Chunk bounds phase 2 copies to shared memory at a time (0: read them from global
+        memory).
 
     Returns
     -------
@@ -425,38 +578,23 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     xv = x.values
     xpres = None if x.present is None else _bool_array(x.present)
     if L.col_order is not None:
-        # the layout's columns are relabelled: x into their order, once per call
+        # the layout's columns are relabelled: x into their order, once per call (the
+        # first launch: a call's host time before it is what an idle GPU waits for)
         xv = _GATHER(xv, L.col_order)
         xpres = None if xpres is None else _GATHER(xpres, L.col_order)
+    go = _launch(L, semiring, types, xv, xpres is not None, allow is not None, threads,
+                 prefetch, chunk_batch)
     val = L.val if L.val is not None else _iso_array(L)
-    acc = _scatter(semiring.add, r)[0]
-    flag = int(xpres is not None)   # phase 2's presence flag per row
-    sub = -(-L.panel_rows * (acc.itemsize + flag) // _cuda.max_block_smem())
-    src, acc = panels_source(semiring, types, av=val.dtype, xv=xv.dtype, iso=L.val is None,
-                             xpres=xpres is not None, allow=allow is not None,
-                             panel_cols=L.panel_cols, panel_rows=L.panel_rows, sub=sub,
-                             group=L.group)
     part = cp.empty(max(L.npart, 1), dtype=r)
     ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else _cuda.dummy()
     if L.nunits:
-        fn = _cuda.get_function(src, "gb_lp_stream")
-        dyn = _stream_smem(L.panel_cols, xv.dtype, r, xpres is not None, threads, L.group)
-        _smem(fn, dyn, lambda: f"a column panel of {L.panel_cols} values of {xv.dtype.name} "
-              f"(and every warp's staged partials of {r.name})",
-              "build the format with a smaller light_cols")
-        fn((L.nunits,), (int(threads),),
-           (L.ent, val, xv, xpres if xpres is not None else _cuda.dummy(),
-            np.int64(xv.size), L.units, L.gbase, part, ppres), shared_mem=dyn)
-    # y after phase 1 is queued: a call's CPU time before its first kernel is what an
-    # idle GPU waits for
+        go.stream((L.nunits,), (go.stream_threads,),
+                  (L.ent, val, xv, xpres if xpres is not None else _cuda.dummy(),
+                   np.int64(xv.size), L.units, L.gbase, part, ppres), shared_mem=go.stream_smem)
     y = cp.empty(m, dtype=r)
     ypres = cp.empty(m, dtype=np.bool_)
-    fn = _cuda.get_function(src, "gb_lp_reduce")
-    rs = -(-L.panel_rows // sub)
-    dyn = rs * (acc.itemsize + flag)
-    _smem(fn, dyn, lambda: f"{rs} accumulators of {acc.name}", "build the format with a "
-          "smaller light_rows")
-    fn((L.n_row_panels * sub,), (int(threads),),
-       (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m),
-        allow if allow is not None else _cuda.dummy(), L.row_hit, y, ypres), shared_mem=dyn)
+    go.reduce((go.reduce_blocks,), (THREADS,),
+              (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m),
+               allow if allow is not None else _cuda.dummy(), L.row_hit, y, ypres),
+              shared_mem=go.reduce_smem)
     return VecData(m, None, y, ypres)
