@@ -274,42 +274,12 @@ def blocks(n_threads: int, block: int = 256) -> int:
     return max(1, (int(n_threads) + block - 1) // block)
 
 
-_SM_COUNT: dict = {}
-
-
-def sm_count() -> int:
-    """Number of multiprocessors of the current device (asked once per device: CuPy's
-    ``Device.attributes`` reads every attribute, tens of microseconds per call)."""
-    import cupy
-
-    dev = cupy.cuda.Device()
-    n = _SM_COUNT.get(dev.id)
-    if n is None:
-        n = _SM_COUNT[dev.id] = int(dev.attributes["MultiProcessorCount"])
-    return n
-
-
-_SMEM: dict = {}
-
-
-def max_block_smem() -> int:
-    """Shared memory one thread block may use on the current device (opt-in maximum)."""
-    import cupy
-
-    dev = cupy.cuda.Device()
-    v = _SMEM.get(dev.id)
-    if v is None:
-        attrs = dev.attributes
-        v = _SMEM[dev.id] = int(attrs.get("MaxSharedMemoryPerBlockOptin",
-                                          attrs.get("MaxSharedMemoryPerBlock", 48 << 10)))
-    return v
-
-
 _ATTRS: dict = {}
 
 
 def _attribute(name: str, default: int) -> int:
-    """A device attribute of the current device, asked once per device and name."""
+    """A device attribute of the current device, asked once per device and name (CuPy's
+    ``Device.attributes`` reads every attribute, tens of microseconds per call)."""
     import cupy
 
     dev = cupy.cuda.Device()
@@ -317,6 +287,17 @@ def _attribute(name: str, default: int) -> int:
     if v is None:
         v = _ATTRS[(dev.id, name)] = int(dev.attributes.get(name, default))
     return v
+
+
+def sm_count() -> int:
+    """Number of multiprocessors of the current device."""
+    return _attribute("MultiProcessorCount", 1)
+
+
+def max_block_smem() -> int:
+    """Shared memory one thread block may use on the current device (opt-in maximum)."""
+    return _attribute("MaxSharedMemoryPerBlockOptin", 0) or \
+        _attribute("MaxSharedMemoryPerBlock", 48 << 10)
 
 
 def sm_regs() -> int:
