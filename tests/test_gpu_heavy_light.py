@@ -198,6 +198,9 @@ def test_light_panels_relabelled_columns_and_cut_chunks(name, dt, masked, rng):
         L.check_invariants()
         if relabel is not None:
             assert (L.col_order is not None) == relabel
+        if L.col_order is not None:     # x gathered at the columns with entries only
+            assert int(cp.count_nonzero(L.col_order >= 0)) == int(cp.count_nonzero(
+                cp.bincount(cp.asarray(A.indices), minlength=n))) < n
         ch = cp.asnumpy(L.chunks)
         assert (ch[:, 1] - ch[:, 0]).max() == min(cut, 512) or cut == 512
         al = None if allow is None else cp.asarray(allow)

@@ -24,7 +24,9 @@ def fold_like_the_kernels(L: LightPanels, x: np.ndarray) -> tuple[np.ndarray, np
     m = L.shape[0]
     ent = np.asarray(L.ent, dtype=np.int64)
     if L.col_order is not None:
-        x = x[np.asarray(L.col_order)]      # the kernel's gather into the layout's order
+        # the kernel's gather into the layout's order (-1: an unused id, a zero)
+        order = np.asarray(L.col_order)
+        x = np.where(order >= 0, x[np.maximum(order, 0)], 0)
     part = np.zeros(max(L.npart, 1))
     written = np.zeros(max(L.npart, 1), dtype=np.int64)
     for p, s, e in np.asarray(L.units):
@@ -217,10 +219,10 @@ def test_relabelling_by_in_degree_within_spans_cuts_the_partials():
         o = np.lexsort((c, r))
         assert np.array_equal(c[o], A.indices)       # original column ids
     assert plain.col_order is None and plain.relabel_span == 0
-    # spans are whole panels: the default (2^18) covers all columns here, 1000 -> 1024
-    assert auto.relabel_span == 1 << 18 and spans.relabel_span == 1024
+    # spans are whole panels: the default (2^19) covers all columns here, 1000 -> 1024
+    assert auto.relabel_span == 1 << 19 and spans.relabel_span == 1024
     order = np.asarray(auto.col_order)
-    assert order.dtype == np.int32 and auto.stats()["light_relabel_span"] == 1 << 18
+    assert order.dtype == np.int32 and auto.stats()["light_relabel_span"] == 1 << 19
     # the hubs sit at the head of the column range: most rows need 2 partials, not 7
     assert auto.npart < 0.5 * plain.npart and spans.npart < 0.5 * plain.npart
     arrays = (auto.ent, auto.val, auto.units, auto.gbase, auto.prow, auto.cptr, auto.chunks,
@@ -243,3 +245,31 @@ def test_relabelling_is_skipped_where_it_does_not_pay():
     forced = LightPanels.from_csr(A, panel_cols=64, relabel=True)
     forced.check_invariants()
     assert forced.col_order is not None
+
+
+def test_relabelled_layout_leaves_out_the_columns_without_entries():
+    # every third column empty, a few hubs: the new ids cover only the columns hit, the
+    # spans one after another, so the per-call gather and the panels shrink with them
+    rng = np.random.default_rng(5)
+    m, n = 500, 3000
+    hit = np.flatnonzero(np.arange(n) % 3 != 0)
+    cols = np.concatenate([hit, rng.choice(hit, 4000), np.repeat(hit[[10, 900, 1999]], m)])
+    rows = np.concatenate([rng.integers(0, m, hit.size + 4000), np.tile(np.arange(m), 3)])
+    key = np.unique(rows * n + cols)
+    A = CSR.from_coo(key // n, key % n, rng.random(key.size) + 0.5, (m, n))
+    kw = dict(panel_cols=64, panel_rows=128, relabel=True, relabel_span=1024)
+    L = LightPanels.from_csr(A, **kw)
+    L.check_invariants()
+    full = np.asarray(L.col_order)
+    order = full[full >= 0]
+    used = np.flatnonzero(np.bincount(A.indices, minlength=n))
+    assert np.array_equal(np.sort(order), used) and full.size < n
+    assert np.all(np.diff(order // 1024) >= 0)               # span after span
+    # each span starts a panel: 682, 683 and 635 columns with entries, 11, 11, 10 panels
+    assert full.size == (11 + 11 + 10) * 64 and np.all(full[[0, 704, 1408]] // 1024 == [0, 1, 2])
+    assert int(np.asarray(L.units)[:, 0].max()) < full.size // 64
+    x = rng.random(n)
+    y, _ = fold_like_the_kernels(L, x)
+    np.testing.assert_allclose(y, A.to_scipy() @ x, rtol=1e-12)
+    from gblas.formats.light_panels import relabelled_pairs_estimate
+    assert relabelled_pairs_estimate(A, 64, span=1024)[1] == full.size

@@ -18,7 +18,10 @@ column ids, so that staging a panel's ``x`` is one contiguous copy):
   scale 25, 0.42 instead of 0.73 per entry; float32 ``plus_times`` took 2.65 instead of
   3.17 ms on an H100, with the gather).  By default the build relabels when the partials
   saved outweigh the gather (:data:`PARTIAL_BYTES`, :data:`GATHER_BYTES`), which a graph
-  whose columns already cluster (a mesh, a road network) does not;
+  whose columns already cluster (a mesh, a road network) does not.  The columns without
+  entries get no new id: each span's columns with entries start a panel and fill as
+  many as they need (the ids left in its last panel map to ``-1``), so the gather and
+  the panels cover only those (at Kronecker scale 22, 48% of the columns);
 
 * within a (column panel, row panel), every row's entries are together and in column
   order, and the rows are **interleaved by shared-memory bank** (:func:`_bank_interleave`):
@@ -104,8 +107,11 @@ DEFAULT_BANK_ORDER = True
 #: Columns of a relabelling span: columns are renumbered by decreasing in-degree within
 #: each span of this many (see :func:`_span_degree_order`).  On an H100 (Kronecker scale
 #: 25, float32 plus_times) spans of 2^16 / 2^18 / 2^20 columns left 0.56 / 0.42 / 0.36
-#: partials per entry (0.73 without) and the call took 2.91 / 2.65 / 2.61 ms (3.17).
-DEFAULT_RELABEL_SPAN = 1 << 18
+#: partials per entry (0.73 without) and the call took 2.91 / 2.65 / 2.61 ms (3.17).  With
+#: the columns without entries left out of the gather, spans of 2^18 / 2^19 / 2^20 took
+#: 2.618 / 2.595 / 2.590 ms (pattern-only: 2.268 / 2.203 / 2.200), and at scale 22 0.345 /
+#: 0.328 / 0.333 ms (pattern-only: 0.274 / 0.270 / 0.270).
+DEFAULT_RELABEL_SPAN = 1 << 19
 #: Bytes a partial result costs (written by phase 1, read back with its 16-bit row) and
 #: bytes per column of the per-call gather of ``x`` into relabelled order (its index,
 #: read, write), with its weight: random reads within a span run at about half the copy
@@ -200,14 +206,15 @@ class LightPanels:
         Examples
         --------
         Every row has entries on columns 1 and 3, in two panels of 2 columns; renumbered
-        by in-degree, the two share the first panel (``col_order``: new id -> original):
+        by in-degree, the two share the first panel (``col_order``: new id -> original;
+        the columns without entries are left out):
 
         >>> A = CSR.from_coo(np.repeat(np.arange(4), 2), np.tile([1, 3], 4), None, (4, 4),
         ...                  iso_value=1.0)
         >>> plain = LightPanels.from_csr(A, panel_cols=2, relabel=False)
         >>> moved = LightPanels.from_csr(A, panel_cols=2, relabel=True)
         >>> plain.npart, moved.npart, moved.col_order.tolist(), moved.group
-        (8, 4, [1, 3, 0, 2], 256)
+        (8, 4, [1, 3], 256)
         >>> LightPanels.from_csr(A, panel_cols=2).col_order is None   # pays not: 4 columns
         True
         """
@@ -250,7 +257,8 @@ class LightPanels:
                 "light_padding": (int(self.ent.size) - self.nnz) / max(int(self.ent.size), 1),
                 "light_units": self.nunits, "light_chunks": int(self.chunks.shape[0]),
                 "panel_cols": self.panel_cols, "panel_rows": self.panel_rows,
-                "light_relabel_span": self.relabel_span}
+                "light_relabel_span": self.relabel_span,
+                "light_gathered": 0 if self.col_order is None else int(self.col_order.size)}
 
     def to_device(self, device: str) -> LightPanels:
         if device == self.device:
@@ -344,15 +352,25 @@ class LightPanels:
         orig = cols
         if c.col_order is not None:
             S = self.relabel_span
-            order = np.asarray(c.col_order, dtype=np.int64)
-            assert S > 0 and S % W == 0 and order.shape == (n,)
-            assert np.array_equal(np.sort(order), np.arange(n)), "col_order a permutation"
-            assert np.all(order // S == np.arange(n) // S), "relabelled within spans"
-            deg = np.bincount(order[cols], minlength=n)[order]   # in-degree by new id
-            inspan = np.diff(np.arange(n) // S) == 0
+            full = np.asarray(c.col_order, dtype=np.int64)
+            assert S > 0 and S % W == 0 and full.ndim == 1 and full.size % W == 0
+            assert np.all((cols >= 0) & (cols < full.size))
+            orig = full[cols]
+            assert np.all(orig >= 0), "entries only on mapped ids"
+            at = np.flatnonzero(full >= 0)
+            order = full[at]
+            deg_all = np.bincount(orig, minlength=n)
+            assert np.array_equal(np.sort(order), np.flatnonzero(deg_all)), \
+                "col_order: every column with entries, once"
+            deg = deg_all[order]                                   # in-degree by new id
+            sp = order // S
+            assert np.all(np.diff(sp) >= 0), "the spans in order"
+            new_span = np.flatnonzero(np.diff(sp, prepend=-1) != 0)
+            assert np.all(at[new_span] % W == 0), "each span starts a panel"
+            assert np.all((np.diff(at) == 1) | (np.diff(sp) > 0)), "a span's ids consecutive"
+            inspan = np.diff(sp) == 0
             assert np.all((np.diff(deg) < 0) | ((np.diff(deg) == 0) & (np.diff(order) > 0))
                           | ~inspan), "by decreasing in-degree, then column, within a span"
-            orig = order[cols]
         else:
             assert self.relabel_span == 0
         assert np.all((rows >= 0) & (rows < m)) and np.all((cols >= 0) & (cols < n))
@@ -475,23 +493,37 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int) -> Any:
     return perm
 
 
-def _span_degree_order(xp: Any, indices: Any, n: int, S: int) -> tuple[Any, Any]:
-    """New column id -> original column id (within each span of ``S`` columns, the
-    columns by decreasing in-degree, ties by column id), and its inverse.
+def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int) -> tuple[Any, Any]:
+    """New column id -> original column id, and its inverse (the new id of every column;
+    ``-1`` for those without entries).
+
+    Within each span of ``S`` columns, the columns with entries by decreasing in-degree
+    (ties by column id); the spans one after another, each starting a panel of ``W``
+    columns (so a span's hubs share its first panel); the ids left over at the end of a
+    span's last panel map to ``-1``.
 
     Examples
     --------
-    >>> order, rank = _span_degree_order(np, np.array([1, 1, 3, 2, 3, 3]), 4, 2)
-    >>> order.tolist(), rank.tolist()
-    ([1, 0, 3, 2], [1, 0, 3, 2])
+    >>> order, rank = _span_degree_order(np, np.array([1, 1, 3, 2, 3, 3]), 5, 2, 2)
+    >>> order.tolist(), rank.tolist()    # column 0 (span 0) and 4 (span 2) have none
+    ([1, -1, 3, 2], [-1, 0, 3, 2, -1])
     """
     deg = xp.bincount(indices, minlength=n).astype(np.int64)
     top = int(deg.max()) if n else 0
     key = (xp.arange(n, dtype=np.int64) // S) * (top + 1) + (top - deg)
     order = _stable_argsort(xp, key)
-    rank = xp.empty(n, dtype=np.int64)
-    rank[order] = xp.arange(n, dtype=np.int64)
-    return order, rank
+    order = order[deg[order] > 0]
+    span = order // S
+    per = xp.bincount(span, minlength=-(-n // S))       # columns with entries per span
+    first = exclusive_cumsum(xp, per)                   # of each span, in ``order``
+    start = exclusive_cumsum(xp, -(-per // W) * W)      # new id of each span's first
+    new = start[span] + xp.arange(order.size, dtype=np.int64) - first[span]
+    total = int((-(-per // W) * W).sum()) if per.size else 0
+    col_order = xp.full(total, -1, dtype=np.int64)
+    col_order[new] = order
+    rank = xp.full(n, -1, dtype=np.int64)
+    rank[order] = new
+    return col_order, rank
 
 
 def panel_pairs(csr: CSR, W: int) -> int:
@@ -526,37 +558,39 @@ def relabel_pays(saved_pairs: float, n: int) -> bool:
 
 
 def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN,
-                              sample: int = 1 << 22) -> float:
+                              sample: int = 1 << 22) -> tuple[float, int]:
     """(row, column panel) pairs per entry with the columns relabelled as
     :meth:`LightPanels.from_csr` would (exact in-degrees; pairs counted on evenly spaced
-    rows holding about ``sample`` entries).
+    rows holding about ``sample`` entries), and the columns the relabelled layout keeps
+    (those with entries: what each call gathers).
 
     Examples
     --------
-    >>> A = CSR.from_coo(np.array([0, 0, 1, 1]), np.array([0, 3, 0, 3]), None, (2, 4),
+    >>> A = CSR.from_coo(np.array([0, 0, 1, 1]), np.array([0, 3, 0, 3]), None, (2, 5),
     ...                  iso_value=1.0)
     >>> relabelled_pairs_estimate(A, 2, span=4)   # columns 0 and 3 share a panel now
-    0.5
+    (0.5, 2)
     """
     xp = xp_for(csr.device)
     m, n = (int(s) for s in csr.shape)
     nnz = csr.nnz
     if nnz == 0:
-        return 0.0
-    rank = _span_degree_order(xp, csr.indices, n, span)[1]
+        return 0.0, 0
+    order, rank = _span_degree_order(xp, csr.indices, n, span, W)
+    kept = int(order.size)
     rows = xp.arange(0, m, max(1, -(-nnz // sample)), dtype=np.int64)
     ip = csr.indptr.astype(np.int64)
     lens = ip[rows + 1] - ip[rows]
     ends = xp.cumsum(lens)
     tot = int(ends[-1])
     if tot == 0:
-        return 0.0
+        return 0.0, kept
     k = xp.arange(tot, dtype=np.int64)
     seg = xp.searchsorted(ends, k, side="right")
     ent = ip[rows][seg] + k - (ends[seg] - lens[seg])
-    npn = -(-n // W)
+    npn = -(-kept // W)
     key = xp.unique(seg * npn + rank[csr.indices[ent].astype(np.int64)] // W)
-    return float(key.size) / tot
+    return float(key.size) / tot, kept
 
 
 def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: bool = False,
@@ -572,18 +606,20 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     cols = csr.indices.astype(np.int64)
     col_order = order = None
     if relabel is not False and npn > 1 and nnz:
-        # columns by decreasing in-degree within spans; the layout then holds the new ids
-        col_order, rank = _span_degree_order(xp, csr.indices, n, span)
+        # columns by decreasing in-degree within spans, those without entries left out;
+        # the layout then holds the new ids
+        col_order, rank = _span_degree_order(xp, csr.indices, n, span, W)
         ncols = rank[cols]
         del rank
         npanel = ncols // W
-        order = _panel_order(xp, npanel, npn)
+        npn_r = -(-int(col_order.size) // W)
+        order = _panel_order(xp, npanel, npn_r)
         if relabel is None:
             kept = int(xp.count_nonzero(_pair_starts(xp, npanel[order], rows[order])))
-            if not relabel_pays(panel_pairs(csr, W) - kept, n):
+            if not relabel_pays(panel_pairs(csr, W) - kept, int(col_order.size)):
                 col_order = order = None    # not worth the gather: keep the column ids
         if col_order is not None:
-            cols, panel = ncols, npanel
+            cols, panel, npn = ncols, npanel, npn_r
         del ncols, npanel
     if order is None:
         panel = cols // W

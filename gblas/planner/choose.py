@@ -353,25 +353,26 @@ def _gpu_hot_share(A, csr, transposed: bool) -> float:
     return share
 
 
-def _gpu_panel_runs(csr) -> tuple[float, bool]:
+def _gpu_panel_runs(csr) -> tuple[float, int]:
     """Runs per entry of the light panels gpu_heavy_light would build (a row's entries
-    in one column panel of ``cost.GPU_PANEL_COLS`` columns), and whether the build would
-    relabel their columns by in-degree (then the runs are those after relabelling,
-    estimated on a sample of rows); cached with the CSR."""
+    in one column panel of ``cost.GPU_PANEL_COLS`` columns), and the columns of ``x`` a
+    call gathers when the build would relabel them by in-degree (then the runs are those
+    after relabelling, estimated on a sample of rows; 0: no relabelling); cached with the
+    CSR."""
     memo = cost.summary(csr)
     got = memo.get("gpu_panel_runs")
     if got is None:
         from ..formats import light_panels as lpf
 
         nnz = csr.nnz
-        got = (0.0, False)
+        got = (0.0, 0)
         if nnz:
             plain = lpf.panel_pairs(csr, cost.GPU_PANEL_COLS) / nnz
-            after = lpf.relabelled_pairs_estimate(csr, cost.GPU_PANEL_COLS)
-            if lpf.relabel_pays((plain - after) * nnz, int(csr.shape[1])):
-                got = (after, True)
+            after, kept = lpf.relabelled_pairs_estimate(csr, cost.GPU_PANEL_COLS)
+            if lpf.relabel_pays((plain - after) * nnz, kept):
+                got = (after, kept)
             else:
-                got = (plain, False)
+                got = (plain, 0)
         memo["gpu_panel_runs"] = got
     return got
 
@@ -407,10 +408,11 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     fixed = memo.get(key)
     if fixed is None:
         share = _gpu_hot_share(A, csr, transposed)
-        runs, relabel = _gpu_panel_runs(csr)
+        runs, gathered = _gpu_panel_runs(csr)
+        relabel = gathered > 0
         a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
         est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
-                                      allowed_frac, runs, fold, relabelled=relabel)
+                                      allowed_frac, runs, fold, gathered=gathered)
         facts = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),
                  "panel_relabel": relabel,
                  "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},

@@ -358,8 +358,7 @@ def gpu_fold(monoid: Any, r: Any) -> str:
 def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
                        y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0,
                        runs_per_entry: float | None = None, fold: str = "native",
-                       relabelled: bool = False
-                       ) -> dict[str, Estimate]:
+                       gathered: int = 0) -> dict[str, Estimate]:
     """Estimated time, build time and bytes of a GPU pull SpMV in CSR and gpu_segmented.
 
     Parameters
@@ -382,9 +381,9 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
         entry: given, ``gpu_heavy_light`` (light panels) is estimated too.
     fold : {"native", "float_add", "exchange"}
         How the monoid folds (:func:`gpu_fold`).
-    relabelled : bool, default False
-        The panels' columns are relabelled (``runs_per_entry`` counts after it): each
-        call gathers ``x`` into their order first.
+    gathered : int, default 0
+        Columns of ``x`` each call gathers into the panels' order first, when their
+        columns are relabelled (``runs_per_entry`` counts after it); 0: not relabelled.
 
     Returns
     -------
@@ -421,7 +420,7 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
         runs = runs_per_entry * nnz
         r = max(y_bytes - 1, 1)
         lp_bytes = nnz * (2 + a_val) + runs * (2 * r + 2) + n * x_bytes + m * y_bytes
-        gather = n * GATHER_BYTES if relabelled else 0   # weighted: random reads
+        gather = gathered * GATHER_BYTES                # weighted: random reads
         t = ((lp_bytes + gather) / (GPU_PANELS_GBS * 1e9) + GPU_PANELS_FIXED_S
              + GPU_PANELS_FOLD_S[fold] * runs)
         lp_bytes += gather // 2

@@ -77,6 +77,11 @@ typedef uint4 gb_raw_t;
 typedef uint2 gb_raw_t;
 #endif
 
+#if !GB_ISO
+/* a lane's GB_K values, loaded as one aligned pack (16-byte loads at most) */
+struct __align__(GB_VA) gb_vpack_t { av_t v[GB_K]; };
+#endif
+
 /* a lane's share of group g: its column offsets, its values, and the group's first
    partial (groups never pass the padded end) */
 __device__ __forceinline__ void gb_lp_load(
@@ -87,8 +92,9 @@ __device__ __forceinline__ void gb_lp_load(
     const long long base = g * GB_GROUP + GB_K * lane;
     raw = *reinterpret_cast<const gb_raw_t*>(ent + base);
 #if !GB_ISO
+    const gb_vpack_t vp = *reinterpret_cast<const gb_vpack_t*>(val + base);
 #pragma unroll
-    for (int k = 0; k < GB_K; ++k) vals[k] = val[base + k];
+    for (int k = 0; k < GB_K; ++k) vals[k] = vp.v[k];
 #endif
     g0 = gbase[g];
 }
@@ -426,6 +432,7 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         + _cuda.typedefs(av_t=av, xv_t=xv, acc_t=acc)
         + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
                         GB_RR=int(panel_rows), GB_SUB=int(sub), GB_K=int(group) // 32,
+                        GB_VA=min(16, int(group) // 32 * np.dtype(av).itemsize),
                         GB_RS=-(-int(panel_rows) // int(sub)), GB_PF=bool(prefetch),
                         GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at),
                         GB_IDENT=f"((acc_t){_cuda.c_literal(ident, r)})")
@@ -453,8 +460,9 @@ def _stream_smem(panel_cols: int, xv: Any, r: Any, xpres: bool, threads: int,
 
 #: ``y = x[order]``: ``x`` (values or flags) gathered into a relabelled layout's column
 #: order (one thread per column; the reads stay within a relabelling span, which the L2
-#: holds).
-_GATHER = cp.ElementwiseKernel("raw T x, I order", "T y", "y = x[order]", "gb_lp_gather")
+#: holds; the unused ids at the end of a span's last panel, ``-1``, get a zero).
+_GATHER = cp.ElementwiseKernel("raw T x, I order", "T y", "y = order < 0 ? (T)0 : x[order]",
+                               "gb_lp_gather")
 
 
 def _iso_array(L: Any) -> Any:
