@@ -207,7 +207,7 @@ def test_light_panels_relabelled_columns_and_cut_chunks(name, dt, masked, rng):
         check(light_panels_pull(L, xv, al, sr, types), want, types[2])
         for knobs in (dict(threads=512, prefetch=True, chunk_batch=0),
                       dict(threads=64, prefetch=False, chunk_batch=1),
-                      dict(prefetch=L.val is not None, chunk_batch=5)):
+                      dict(prefetch=L.group == 128, chunk_batch=5)):
             check(light_panels_pull(L, xv, al, sr, types, **knobs), want, types[2])
 
 

@@ -80,7 +80,7 @@ def test_layout_decodes_and_folds_to_the_product(case):
     L = LightPanels.from_csr(A, **params)
     L.check_invariants()
     assert L.nnz == A.nnz and L.ent.size % L.group == 0
-    want = params["group"] or (GROUP_ISO if A.values is None else GROUP)
+    want = params["group"] or GROUP_ISO
     assert L.group == want and L.unit_entries % want == 0
     r, c, v = L.to_coo()
     o = np.lexsort((c, r))
@@ -131,9 +131,9 @@ def test_bank_order_interleaves_the_rows_of_a_chunk_by_bank():
 
 
 def test_runs_of_a_long_row():
-    """One row of 300 entries in one panel: a run per group it touches (3 groups)."""
+    """One row of 300 entries in one panel: a run per group it touches (3 groups of 128)."""
     A = CSR.from_coo(np.zeros(300, np.int64), np.arange(300), np.ones(300), (1, 300))
-    L = LightPanels.from_csr(A, panel_cols=512, panel_rows=4)
+    L = LightPanels.from_csr(A, panel_cols=512, panel_rows=4, group=GROUP)
     assert L.npart == 3 and L.gbase.tolist() == [0, 1, 2]
     assert L.chunks.tolist() == [[0, 3]] and L.units.tolist() == [[0, 0, 300]]
     assert int(np.count_nonzero(L.ent & HEAD)) == 1

@@ -227,7 +227,7 @@ class LightPanels:
         if relabel not in (None, True, False):
             raise ValueError(f"light panels: relabel must be True, False or None (decide by "
                              f"cost), got {relabel!r}")
-        G = (GROUP_ISO if csr.values is None else GROUP) if group is None else group
+        G = GROUP_ISO if group is None else group
         if G not in (GROUP, GROUP_ISO):
             raise ValueError(f"light panels: group must be {GROUP} or {GROUP_ISO}, got {G!r}")
         return _build(csr, W, RR, -(-U // G) * G, G,

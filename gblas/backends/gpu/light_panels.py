@@ -77,11 +77,6 @@ typedef uint4 gb_raw_t;
 typedef uint2 gb_raw_t;
 #endif
 
-#if !GB_ISO
-/* a lane's GB_K values, loaded as one aligned pack (16-byte loads at most) */
-struct __align__(GB_VA) gb_vpack_t { av_t v[GB_K]; };
-#endif
-
 /* a lane's share of group g: its column offsets, its values, and the group's first
    partial (groups never pass the padded end) */
 __device__ __forceinline__ void gb_lp_load(
@@ -92,9 +87,8 @@ __device__ __forceinline__ void gb_lp_load(
     const long long base = g * GB_GROUP + GB_K * lane;
     raw = *reinterpret_cast<const gb_raw_t*>(ent + base);
 #if !GB_ISO
-    const gb_vpack_t vp = *reinterpret_cast<const gb_vpack_t*>(val + base);
 #pragma unroll
-    for (int k = 0; k < GB_K; ++k) vals[k] = vp.v[k];
+    for (int k = 0; k < GB_K; ++k) vals[k] = val[base + k];
 #endif
     g0 = gbase[g];
 }
@@ -432,7 +426,6 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         + _cuda.typedefs(av_t=av, xv_t=xv, acc_t=acc)
         + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
                         GB_RR=int(panel_rows), GB_SUB=int(sub), GB_K=int(group) // 32,
-                        GB_VA=min(16, int(group) // 32 * np.dtype(av).itemsize),
                         GB_RS=-(-int(panel_rows) // int(sub)), GB_PF=bool(prefetch),
                         GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at),
                         GB_IDENT=f"((acc_t){_cuda.c_literal(ident, r)})")
@@ -486,7 +479,7 @@ class _Launch:
     reduce_smem: int
 
 
-def _stream_threads(fn: Any, xbytes: int, iso: bool) -> int:
+def _stream_threads(fn: Any, xbytes: int) -> int:
     """Threads per block of ``gb_lp_stream``: 1024, or 512 for an iso layout whose ``x``
     is larger than half the L2.  The iso kernel (8 entries per lane) takes more than 32
     registers, so one 1024-thread block fills a multiprocessor, and while it stages its
@@ -494,8 +487,7 @@ def _stream_threads(fn: Any, xbytes: int, iso: bool) -> int:
     staging of one with the streaming of the other.  On an H100, pattern-only Kronecker
     scale 25 (``x`` 128 MB): 1.25 against 1.35 ms with 1024 (both prefetching); at scale
     22 (16 MB, in the L2) 512 is slower: 0.191 against 0.179 ms."""
-    if iso and fn.num_regs * THREADS > _cuda.sm_regs() // 2 and \
-            2 * xbytes > _cuda.l2_bytes():
+    if fn.num_regs * THREADS > _cuda.sm_regs() // 2 and 2 * xbytes > _cuda.l2_bytes():
         return THREADS // 2
     return THREADS
 
@@ -510,7 +502,7 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
         return got
     r = types[2]
     iso = L.val is None
-    pf = iso if prefetch is None else bool(prefetch)
+    pf = L.group // 32 == 8 if prefetch is None else bool(prefetch)   # 8 entries per lane
     acc = _scatter(semiring.add, r)[0]
     flag = int(xpres)   # phase 2's presence flag per row
     cb = 16 * int(chunk_batch)
@@ -526,7 +518,7 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
                         chunk_at=at)[0]
     fn = _cuda.get_function(src, "gb_lp_stream")
     nt = int(threads) if threads is not None else \
-        _stream_threads(fn, xv.size * xv.dtype.itemsize, iso)
+        _stream_threads(fn, xv.size * xv.dtype.itemsize)
     dyn = _stream_smem(L.panel_cols, xv.dtype, r, xpres, nt, L.group)
     _smem(fn, dyn, lambda: f"a column panel of {L.panel_cols} values of {xv.dtype.name} "
           f"(and every warp's staged partials of {r.name})",
