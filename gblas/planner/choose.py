@@ -62,7 +62,8 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
     d = x._data
     if mask is None and d.indices is None and d.present is None:
         memo = cost.summary(A._csr)
-        hw = (hardware.detect(), hardware.gpu_l2_bytes() if A.device == "gpu" else 0)
+        # the facts the plan read: a GPU plan reads the device's L2, not the CPU's caches
+        hw = hardware.gpu_l2_bytes() if A.device == "gpu" else hardware.detect()
         key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw)
         hit = memo.get(key)
         if hit is not None and hit[0] is semiring and hit[1] == tuple(A._cache):
