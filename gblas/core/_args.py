@@ -66,6 +66,8 @@ def common_device(call: str, **objs) -> str:
 def check_common(call: str, out_kind: type, out_shape: tuple, *, mask, accum, out, replace,
                  **objs):
     """Validate out/mask/accum/replace/devices together; returns (mask, accum, out, device)."""
+    if mask is None and accum is None and out is None and replace is False:
+        return None, None, None, common_device(call, **objs)   # the plain call: devices only
     out = check_out(out, out_kind, out_shape, call)
     mask = check_mask(mask, out_shape, call)
     accum = check_accum(accum, call)
