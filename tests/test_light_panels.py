@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from gblas.formats.csr import CSR
 from gblas.formats.gpu_heavy_light import GPUHeavyLight
-from gblas.formats.light_panels import GROUP, GROUP_ISO, HEAD, LightPanels, panel_params
+from gblas.formats.light_panels import GROUP, GROUP_WIDE, HEAD, LightPanels, panel_params
 
 
 def fold_like_the_kernels(L: LightPanels, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +69,7 @@ def layouts(draw):
                   relabel=draw(st.sampled_from([None, True, False])),
                   relabel_span=draw(st.integers(1, 60)),
                   chunk_partials=draw(st.sampled_from([1, 3, 8, 512])),
-                  group=draw(st.sampled_from([None, GROUP, GROUP_ISO])))
+                  group=draw(st.sampled_from([None, GROUP, GROUP_WIDE])))
     return A, params, rng.random(n)
 
 
@@ -80,7 +80,7 @@ def test_layout_decodes_and_folds_to_the_product(case):
     L = LightPanels.from_csr(A, **params)
     L.check_invariants()
     assert L.nnz == A.nnz and L.ent.size % L.group == 0
-    want = params["group"] or GROUP_ISO
+    want = params["group"] or GROUP_WIDE
     assert L.group == want and L.unit_entries % want == 0
     r, c, v = L.to_coo()
     o = np.lexsort((c, r))

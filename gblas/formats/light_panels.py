@@ -33,9 +33,9 @@ column ids, so that staging a panel's ``x`` is one contiguous copy):
   :data:`HEAD` when the entry starts a row of its panel;
 * ``val`` -- the values in the same order (None when iso);
 * every panel's entries are padded to a whole number of groups of ``group`` entries
-  (one warp step: 32 lanes of 4 consecutive entries each, :data:`GROUP`; 8 in an iso
-  layout, :data:`GROUP_ISO`); a group also starts a new run at
-  its first entry, so that the runs of a group never continue in the next;
+  (one warp step: 32 lanes of 8 consecutive entries each, :data:`GROUP_WIDE`, the
+  default; 4 on request, :data:`GROUP`); a group also starts a new run at its first
+  entry, so that the runs of a group never continue in the next;
 * a **run** is a row's consecutive entries within one group: phase 1 writes one partial
   result per run (``gbase[g]`` is the first partial of group ``g``; runs are numbered in
   entry order), and ``prow`` holds the row offset (within its row panel) of every partial;
@@ -76,18 +76,19 @@ import numpy as np
 from .._device import to_device, xp_for
 from .csr import CSR
 
-__all__ = ["GROUP", "GROUP_ISO", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
+__all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
            "panel_params", "relabel_pays", "relabelled_pairs_estimate"]
 
-#: Entries of one warp step (32 lanes x 4 consecutive entries) of a valued layout.
+#: Entries of one warp step (32 lanes x 4 consecutive entries), on request.
 GROUP = 128
-#: Entries of one warp step (32 lanes x 8) of an iso (pattern-only) layout: a lane reads
-#: its 8 column offsets in one 16-byte load, and the scans of a step serve twice the
-#: entries.  On an H100 (Kronecker, float32) the pattern-only call took 0.308 instead of
-#: 0.347 ms at scale 22 and 2.434 instead of 2.495 ms at 25; with values (8 of them per
-#: lane) it was faster at 22 (0.343 against 0.366 ms) but slower at 25 (2.728 against
-#: 2.644 ms), so valued layouts keep :data:`GROUP`.
-GROUP_ISO = 256
+#: Entries of one warp step (32 lanes x 8), the default: a lane reads its 8 column
+#: offsets in one 16-byte load, and the scans of a step serve twice the entries.  On an
+#: H100 (Kronecker, float32) the pattern-only call took 0.308 instead of 0.347 ms at scale
+#: 22 and 2.434 instead of 2.495 ms at 25.  With values, and with the prefetch of a warp's
+#: next group that this size allows, the ``plus_times`` kernels took 0.313 instead of
+#: 0.364 ms at 22 and 2.421 instead of 2.558 ms at 25 (without the prefetch, groups of 256
+#: had been slower at 25: 2.728 against 2.644 ms).
+GROUP_WIDE = 256
 #: Bit of ``ent`` marking the first entry of a row in its panel.
 HEAD = 0x8000
 #: Columns per column panel: one thread block stages this many ``x`` values (64 KiB of
@@ -154,7 +155,7 @@ class LightPanels:
     relabel_span: int = 0
     #: Most partials of a chunk.
     chunk_partials: int = CHUNK_PARTIALS
-    #: Entries of a group (a warp step): :data:`GROUP` or :data:`GROUP_ISO`.
+    #: Entries of a group (a warp step): :data:`GROUP` or :data:`GROUP_WIDE`.
     group: int = GROUP
 
     @classmethod
@@ -191,8 +192,7 @@ class LightPanels:
         chunk_partials : int, optional
             Most partials of a chunk (default :data:`CHUNK_PARTIALS`).
         group : {128, 256}, optional
-            Entries per group (default :data:`GROUP_ISO` for an iso matrix, else
-            :data:`GROUP`).
+            Entries per group (default :data:`GROUP_WIDE`).
 
         Returns
         -------
@@ -227,9 +227,9 @@ class LightPanels:
         if relabel not in (None, True, False):
             raise ValueError(f"light panels: relabel must be True, False or None (decide by "
                              f"cost), got {relabel!r}")
-        G = GROUP_ISO if group is None else group
-        if G not in (GROUP, GROUP_ISO):
-            raise ValueError(f"light panels: group must be {GROUP} or {GROUP_ISO}, got {G!r}")
+        G = GROUP_WIDE if group is None else group
+        if G not in (GROUP, GROUP_WIDE):
+            raise ValueError(f"light panels: group must be {GROUP} or {GROUP_WIDE}, got {G!r}")
         return _build(csr, W, RR, -(-U // G) * G, G,
                       bank_order=DEFAULT_BANK_ORDER if bank_order is None
                       else bool(bank_order), relabel=relabel, span=-(-S // W) * W,
@@ -325,7 +325,7 @@ class LightPanels:
         units = np.asarray(c.units, dtype=np.int64).reshape(-1, 3)
         assert c.ent.dtype == np.uint16 and c.prow.dtype == np.uint16
         G = self.group
-        assert G in (GROUP, GROUP_ISO) and c.ent.size % G == 0
+        assert G in (GROUP, GROUP_WIDE) and c.ent.size % G == 0
         assert (c.val is None) == (self.iso_value is not None)
         if c.val is not None:
             assert c.val.shape == c.ent.shape and c.val.dtype == self.dtype

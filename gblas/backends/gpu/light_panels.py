@@ -17,12 +17,14 @@ Two kernels:
    straight to global memory scattered every store instruction over the group's range: on
    an H100 at Kronecker scale 25 the kernel took 2.6 ms, 1.6 ms with the stores left out;
    staged, the whole float32 ``plus_times`` call went from 4.32 to 3.44 ms.)
-   In an iso layout a warp issues the loads of its next group before it folds the current
-   one, and when ``x`` is larger than half the L2 the blocks take 512 threads, so that two
-   share a multiprocessor (:func:`_stream_threads`).  On an H100, pattern-only Kronecker
-   scale 25: phase 1 took 1.25 instead of 1.41 ms; at 22, 0.179 instead of 0.184 ms.  The
-   valued kernel does neither: 32 registers let two blocks of 1024 share a
-   multiprocessor, and the prefetch's 8 more made it slower (1.81 against 1.60 ms at 25).
+   In groups of 256 (8 entries per lane, the default) a warp issues the loads of its
+   next group before it folds the current one, and when ``x`` is larger than half the L2
+   the blocks take 512 threads, so that two share a multiprocessor
+   (:func:`_stream_threads`).  On an H100, pattern-only Kronecker scale 25: phase 1 took
+   1.25 instead of 1.41 ms; at 22, 0.179 instead of 0.184 ms.  With values, groups of 256
+   with the prefetch took the float32 ``plus_times`` kernels from 0.364 to 0.313 ms at
+   scale 22 and from 2.558 to 2.421 ms at 25 (groups of 128 do not prefetch: their
+   kernel would no longer fit two 1024-thread blocks on a multiprocessor).
 2. ``gb_lp_reduce`` -- one thread block per row panel.  Its accumulators (one per row, at
    the monoid's identity) live in shared memory, and so do the rows' presence flags when
    ``x`` has flags (with a dense ``x`` the rows with a value are the layout's
@@ -42,8 +44,9 @@ Two kernels:
 A row mask (``allow``) is applied when ``y`` is written: disallowed rows get no entry
 (their products are still computed).  When the layout's columns are relabelled
 (``col_order``), ``x`` (and its flags) is first gathered into their order: on an H100 at
-Kronecker scale 25, 0.21 ms for 32M float32 values, while the two phases, with 42% fewer
-partials, took 0.74 ms less (float32 ``plus_times``: 2.65 instead of 3.17 ms in all).
+Kronecker scale 25, 0.11 ms for the 14.7M ids of the columns with entries (0.21 ms when
+it gathered all 33.6M columns), while the two phases, with 42% fewer partials, took 0.74
+ms less (float32 ``plus_times``: 2.65 instead of 3.17 ms in all, with the full gather).
 
 Floating-point sums fold the partials of a row in the order the atomic updates arrive, so
 the last bits of a ``plus`` result may differ between calls (as with any atomic GPU
@@ -480,13 +483,15 @@ class _Launch:
 
 
 def _stream_threads(fn: Any, xbytes: int) -> int:
-    """Threads per block of ``gb_lp_stream``: 1024, or 512 for an iso layout whose ``x``
-    is larger than half the L2.  The iso kernel (8 entries per lane) takes more than 32
-    registers, so one 1024-thread block fills a multiprocessor, and while it stages its
-    panel's slice of ``x`` from DRAM nothing else streams; two blocks of 512 overlap the
-    staging of one with the streaming of the other.  On an H100, pattern-only Kronecker
-    scale 25 (``x`` 128 MB): 1.25 against 1.35 ms with 1024 (both prefetching); at scale
-    22 (16 MB, in the L2) 512 is slower: 0.191 against 0.179 ms."""
+    """Threads per block of ``gb_lp_stream``: 1024, or 512 when the kernel takes more
+    than 32 registers and ``x`` is larger than half the L2.  With more than 32 registers
+    (8 entries per lane and the prefetch: 60-64) one 1024-thread block fills a
+    multiprocessor, and while it stages its panel's slice of ``x`` from DRAM nothing else
+    streams; two blocks of 512 overlap the staging of one with the streaming of the
+    other.  On an H100, pattern-only Kronecker scale 25 (``x`` 128 MB): 1.25 against 1.35
+    ms with 1024; float32 ``plus_times`` 2.356 against 2.456 ms.  At scale 22 (16 MB, in
+    the L2) 512 is slower: 0.191 against 0.179 ms (pattern-only), 0.297 against 0.291
+    (``plus_times``)."""
     if fn.num_regs * THREADS > _cuda.sm_regs() // 2 and 2 * xbytes > _cuda.l2_bytes():
         return THREADS // 2
     return THREADS
@@ -553,8 +558,8 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         :func:`_stream_threads`).  Phase 2 always takes 1024.
     prefetch : bool, optional
         Phase 1 loads a warp's next group while it folds the current one (by default in
-        iso layouts only: the valued kernel would take more than 32 registers, and two
-        1024-thread blocks no longer fit a multiprocessor).
+        groups of 256 only: with 4 entries per lane the kernel would take more than 32
+        registers, and two 1024-thread blocks would no longer fit a multiprocessor).
     chunk_batch : int, default :data:`CHUNK_BATCH`
         Chunk bounds phase 2 copies to shared memory at a time (0: read them from global
         memory).
