@@ -166,7 +166,7 @@ def mxv_push_lb(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nr
     VecData
         Dense, dtype R, with ``present`` flags.
     """
-    types = tuple(np.dtype(d) for d in types)
+    types = _cuda.dtypes(types)
     r = types[2]
     if x.indices is None:
         x = _compress(x)

@@ -446,7 +446,7 @@ def heavy_partials(H: Any, x: VecData, allow: Any, semiring: Any, types: tuple, 
             f"({dyn + static} bytes of shared memory with the scan) does not fit a thread "
             f"block ({_cuda.max_block_smem()} bytes); build the format with a smaller "
             "tile_cols")
-    src = heavy_source(semiring, tuple(np.dtype(d) for d in types), av=hval.dtype,
+    src = heavy_source(semiring, _cuda.dtypes(types), av=hval.dtype,
                        xv=X.dtype, iso=H.hval is None, xpres=XP is not None,
                        allow=allow is not None, tile_rows=H.tile_rows, tile_cols=TC,
                        threads=NT, stage=bool(stage_x))
@@ -480,7 +480,7 @@ def merge_heavy(H: Any, part: Any, ppres: Any, y: Any, ypres: Any, allow: Any,
     nhrp = int(H.hrp.size)
     if nhrp == 0:
         return
-    src = merge_source(semiring, tuple(np.dtype(d) for d in types), allow=allow is not None,
+    src = merge_source(semiring, _cuda.dtypes(types), allow=allow is not None,
                        tile_rows=H.tile_rows)
     bpr = -(-H.tile_rows // MERGE_THREADS)
     _cuda.get_function(src, "gb_hl_merge")(
@@ -526,7 +526,7 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
     m, n = H.shape
     if x.indices is not None:
         x = _densify(x, n)
-    types = tuple(np.dtype(d) for d in types)
+    types = _cuda.dtypes(types)
     r = types[2]
     if m == 0:
         return VecData(0, None, cp.empty(0, dtype=r), cp.empty(0, dtype=np.bool_))

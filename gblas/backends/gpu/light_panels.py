@@ -576,7 +576,7 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         memory of a thread block.
     """
     m = L.shape[0]
-    types = tuple(np.dtype(d) for d in types)
+    types = _cuda.dtypes(types)
     r = types[2]
     if m == 0:
         return VecData(0, None, cp.empty(0, dtype=r), cp.empty(0, dtype=np.bool_))

@@ -207,7 +207,7 @@ def dot_source(semiring: Any, types: tuple, tdefs: dict, flags: dict) -> str:
 
 
 def _norm(types: tuple) -> tuple:
-    return tuple(np.dtype(d) for d in types)
+    return _cuda.dtypes(types)
 
 
 def _items(d: dict) -> tuple:

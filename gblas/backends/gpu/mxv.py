@@ -527,7 +527,7 @@ def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
     if x.indices is not None:  # a sparse x: densify (the planner should have pushed)
         x = _densify(x, A.shape[1])
     m = A.shape[0]
-    types = tuple(np.dtype(d) for d in types)
+    types = _cuda.dtypes(types)
     r = types[2]
     y = cp.empty(m, dtype=r)
     ypres = cp.empty(m, dtype=np.bool_)
@@ -829,7 +829,7 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
     Generic monoids start each output from the monoid's identity and fold into it, so a
     row whose only products are NaN gives ``min``/``max``'s identity rather than NaN.
     """
-    types = tuple(np.dtype(d) for d in types)
+    types = _cuda.dtypes(types)
     r = types[2]
     if x.indices is None:
         x = _compress(x)

@@ -197,7 +197,7 @@ def mxv_pull_shards(S: Any, x: VecData, allow: Any, semiring: Any, types: tuple
     m, n = S.shape
     if x.indices is not None:
         x = _densify(x, n)
-    types = tuple(np.dtype(d) for d in types)
+    types = _cuda.dtypes(types)
     r = types[2]
     y = cp.empty(m, dtype=r)
     ypres = cp.empty(m, dtype=np.bool_)
