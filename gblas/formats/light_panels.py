@@ -21,7 +21,8 @@ column ids, so that staging a panel's ``x`` is one contiguous copy):
   whose columns already cluster (a mesh, a road network) does not.  The columns without
   entries get no new id: each span's columns with entries start a panel and fill as
   many as they need (the ids left in its last panel map to ``-1``), so the gather and
-  the panels cover only those (at Kronecker scale 22, 48% of the columns);
+  the panels cover only those (at Kronecker scale 22, 48% of the columns have entries;
+  padded, the gather covers 50%);
 
 * within a (column panel, row panel), every row's entries are together and in column
   order, and the rows are **interleaved by shared-memory bank** (:func:`_bank_interleave`):
@@ -515,11 +516,11 @@ def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int) -> tuple[A
     order = order[deg[order] > 0]
     span = order // S
     per = xp.bincount(span, minlength=-(-n // S))       # columns with entries per span
+    ids = -(-per // W) * W                              # ids of each span: whole panels
     first = exclusive_cumsum(xp, per)                   # of each span, in ``order``
-    start = exclusive_cumsum(xp, -(-per // W) * W)      # new id of each span's first
+    start = exclusive_cumsum(xp, ids)                   # new id of each span's first
     new = start[span] + xp.arange(order.size, dtype=np.int64) - first[span]
-    total = int((-(-per // W) * W).sum()) if per.size else 0
-    col_order = xp.full(total, -1, dtype=np.int64)
+    col_order = xp.full(int(ids.sum()), -1, dtype=np.int64)
     col_order[new] = order
     rank = xp.full(n, -1, dtype=np.int64)
     rank[order] = new
@@ -561,8 +562,8 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
                               sample: int = 1 << 22) -> tuple[float, int]:
     """(row, column panel) pairs per entry with the columns relabelled as
     :meth:`LightPanels.from_csr` would (exact in-degrees; pairs counted on evenly spaced
-    rows holding about ``sample`` entries), and the columns the relabelled layout keeps
-    (those with entries: what each call gathers).
+    rows holding about ``sample`` entries), and the ids each call gathers ``x`` into (the
+    columns with entries, each span's padded to whole panels).
 
     Examples
     --------
@@ -576,21 +577,21 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
     nnz = csr.nnz
     if nnz == 0:
         return 0.0, 0
-    order, rank = _span_degree_order(xp, csr.indices, n, span, W)
-    kept = int(order.size)
+    col_order, rank = _span_degree_order(xp, csr.indices, n, span, W)
+    gathered = int(col_order.size)
     rows = xp.arange(0, m, max(1, -(-nnz // sample)), dtype=np.int64)
     ip = csr.indptr.astype(np.int64)
     lens = ip[rows + 1] - ip[rows]
     ends = xp.cumsum(lens)
     tot = int(ends[-1])
     if tot == 0:
-        return 0.0, kept
+        return 0.0, gathered
     k = xp.arange(tot, dtype=np.int64)
     seg = xp.searchsorted(ends, k, side="right")
     ent = ip[rows][seg] + k - (ends[seg] - lens[seg])
-    npn = -(-kept // W)
+    npn = -(-gathered // W)
     key = xp.unique(seg * npn + rank[csr.indices[ent].astype(np.int64)] // W)
-    return float(key.size) / tot, kept
+    return float(key.size) / tot, gathered
 
 
 def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: bool = False,

@@ -369,9 +369,9 @@ def _gpu_panel_runs(csr) -> tuple[float, int]:
         got = (0.0, 0)
         if nnz:
             plain = lpf.panel_pairs(csr, cost.GPU_PANEL_COLS) / nnz
-            after, kept = lpf.relabelled_pairs_estimate(csr, cost.GPU_PANEL_COLS)
-            if lpf.relabel_pays((plain - after) * nnz, kept):
-                got = (after, kept)
+            after, gathered = lpf.relabelled_pairs_estimate(csr, cost.GPU_PANEL_COLS)
+            if lpf.relabel_pays((plain - after) * nnz, gathered):
+                got = (after, gathered)
             else:
                 got = (plain, 0)
         memo["gpu_panel_runs"] = got

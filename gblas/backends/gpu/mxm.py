@@ -198,16 +198,12 @@ def saxpy_source(semiring: Any, types: tuple, tdefs: dict, flags: dict) -> str:
     ``tdefs`` maps the type names ``aix_t, av_t, bp_t, bix_t, bv_t, mp_t, mix_t, mv_t`` to
     dtypes; ``flags`` holds ``GB_ISO_A, GB_ISO_B, GB_MASK, GB_MVALUE, GB_MCOMP``.
     """
-    return _source(semiring, _norm(types), _items(tdefs), _items(flags), _SAXPY_BODY)
+    return _source(semiring, _cuda.dtypes(types), _items(tdefs), _items(flags), _SAXPY_BODY)
 
 
 def dot_source(semiring: Any, types: tuple, tdefs: dict, flags: dict) -> str:
     """CUDA source of ``gb_dot`` for one specialization (see :func:`saxpy_source`)."""
-    return _source(semiring, _norm(types), _items(tdefs), _items(flags), _DOT_BODY)
-
-
-def _norm(types: tuple) -> tuple:
-    return _cuda.dtypes(types)
+    return _source(semiring, _cuda.dtypes(types), _items(tdefs), _items(flags), _DOT_BODY)
 
 
 def _items(d: dict) -> tuple:
