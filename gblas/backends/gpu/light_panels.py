@@ -17,14 +17,16 @@ Two kernels:
    straight to global memory scattered every store instruction over the group's range: on
    an H100 at Kronecker scale 25 the kernel took 2.6 ms, 1.6 ms with the stores left out;
    staged, the whole float32 ``plus_times`` call went from 4.32 to 3.44 ms.)
-   In groups of 256 (8 entries per lane, the default) a warp issues the loads of its
-   next group before it folds the current one, and when ``x`` is larger than half the L2
-   the blocks take 512 threads, so that two share a multiprocessor
-   (:func:`_stream_threads`).  On an H100, pattern-only Kronecker scale 25: phase 1 took
-   1.25 instead of 1.41 ms; at 22, 0.179 instead of 0.184 ms.  With values, groups of 256
-   with the prefetch took the float32 ``plus_times`` kernels from 0.364 to 0.313 ms at
-   scale 22 and from 2.558 to 2.421 ms at 25 (groups of 128 do not prefetch: their
-   kernel would no longer fit two 1024-thread blocks on a multiprocessor).
+   With values, in groups of 256 (8 entries per lane, the default), a warp issues the
+   loads of its next group before it folds the current one, and when ``x`` is larger
+   than half the L2 the blocks take 512 threads, so that two share a multiprocessor
+   (:func:`_stream_threads`): on an H100 the float32 ``plus_times`` kernels took 0.313
+   instead of 0.364 ms at Kronecker scale 22 and 2.421 instead of 2.558 ms at 25 (groups
+   of 128 do not prefetch: their kernel would no longer fit two 1024-thread blocks on a
+   multiprocessor).  Pattern-only layouts gained from the prefetch too until the fold
+   below made their kernel small enough for two 1024-thread blocks per multiprocessor
+   without it: the call then took 1.706 against 1.763 ms at 25, 0.788 against 0.821 ms
+   at 24.
    Without flags on ``x`` (every value exists) a lane keeps its entries' run starts as one
    bit mask (the head bits of its 8 offsets gathered by a byte permute and a multiply),
    and the entries past the unit's end count as run starts too, so no per-entry validity
@@ -589,7 +591,7 @@ class _Launch:
 def _stream_threads(fn: Any, xbytes: int) -> int:
     """Threads per block of ``gb_lp_stream``: 1024, or 512 when the kernel takes more
     than 32 registers and ``x`` is larger than half the L2.  With more than 32 registers
-    (8 entries per lane and the prefetch: 60-64) one 1024-thread block fills a
+    (8 entries per lane and the prefetch of values: 60-64) one 1024-thread block fills a
     multiprocessor, and while it stages its panel's slice of ``x`` from DRAM nothing else
     streams; two blocks of 512 overlap the staging of one with the streaming of the
     other.  On an H100, pattern-only Kronecker scale 25 (``x`` 128 MB): 1.25 against 1.35
@@ -611,7 +613,8 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
         return got
     r = types[2]
     iso = L.val is None
-    pf = L.group // 32 == 8 if prefetch is None else bool(prefetch)   # 8 entries per lane
+    # with values and 8 entries per lane
+    pf = L.group // 32 == 8 and L.val is not None if prefetch is None else bool(prefetch)
     acc = _scatter(semiring.add, r)[0]
     flag = int(xpres)   # phase 2's presence flag per row
     cb = 16 * int(chunk_batch)
@@ -661,9 +664,10 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         Threads per block of phase 1 (a multiple of 32; by default
         :func:`_stream_threads`).  Phase 2 always takes 1024.
     prefetch : bool, optional
-        Phase 1 loads a warp's next group while it folds the current one (by default in
-        groups of 256 only: with 4 entries per lane the kernel would take more than 32
-        registers, and two 1024-thread blocks would no longer fit a multiprocessor).
+        Phase 1 loads a warp's next group while it folds the current one (by default
+        with values in groups of 256 only: with 4 entries per lane the kernel would take
+        more than 32 registers, and two 1024-thread blocks would no longer fit a
+        multiprocessor; pattern-only, the kernel without it fits two).
     chunk_batch : int, default :data:`CHUNK_BATCH`
         Chunk bounds phase 2 copies to shared memory at a time (0: read them from global
         memory).
