@@ -51,8 +51,9 @@ Two kernels:
    first copies its row panel's chunk bounds to shared memory (:data:`CHUNK_BATCH` at a
    time), so that a warp's next chunk does not wait on a load of its bounds: on an H100
    at Kronecker scale 25 the call took 2.424 instead of 2.446 ms (pattern-only) and
-   2.615 instead of 2.637 ms (float32 ``plus_times``).  The block writes ``y`` 8 rows per thread
-   at a time, their loads of ``row_hit`` issued together (0.775 to 0.722 ms at 25).
+   2.615 instead of 2.637 ms (float32 ``plus_times``).  The block writes ``y`` 8 rows
+   per thread at a time, their loads of ``row_hit`` issued together (0.775 to 0.722 ms
+   at 25).
 
 A row mask (``allow``) is applied when ``y`` is written: disallowed rows get no entry
 (their products are still computed).  When the layout's columns are relabelled
@@ -594,9 +595,10 @@ def _stream_threads(fn: Any, xbytes: int) -> int:
     (8 entries per lane and the prefetch of values: 60-64) one 1024-thread block fills a
     multiprocessor, and while it stages its panel's slice of ``x`` from DRAM nothing else
     streams; two blocks of 512 overlap the staging of one with the streaming of the
-    other.  On an H100, pattern-only Kronecker scale 25 (``x`` 128 MB): 1.25 against 1.35
-    ms with 1024; float32 ``plus_times`` 2.356 against 2.456 ms.  At scale 22 (16 MB, in
-    the L2) 512 is slower: 0.191 against 0.179 ms (pattern-only), 0.297 against 0.291
+    other.  On an H100, pattern-only Kronecker scale 25 (``x`` 128 MB; measured when that
+    kernel still prefetched, which it no longer does): 1.25 against 1.35 ms with 1024;
+    float32 ``plus_times`` 2.356 against 2.456 ms.  At scale 22 (16 MB, in the L2) 512 is
+    slower: 0.191 against 0.179 ms (pattern-only), 0.297 against 0.291
     (``plus_times``)."""
     if fn.num_regs * THREADS > _cuda.sm_regs() // 2 and 2 * xbytes > _cuda.l2_bytes():
         return THREADS // 2
@@ -613,8 +615,7 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
         return got
     r = types[2]
     iso = L.val is None
-    # with values and 8 entries per lane
-    pf = L.group // 32 == 8 and L.val is not None if prefetch is None else bool(prefetch)
+    pf = L.group // 32 == 8 and not iso if prefetch is None else bool(prefetch)
     acc = _scatter(semiring.add, r)[0]
     flag = int(xpres)   # phase 2's presence flag per row
     cb = 16 * int(chunk_batch)
