@@ -12,10 +12,19 @@ from .. import dtypes
 from .._device import xp_for
 from ..backends.registry import VecData, get_kernel
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
+from ..formats import CSR
 from ..planner import plan_elementwise
 from ..semirings import binary_op, unary_op
 from ._args import check_common
-from ._keys import _member, entries, is_matrix, rebuild, union
+from ._keys import (
+    csr_of,
+    entries,
+    intersect_positions,
+    is_matrix,
+    merge_kernel,
+    rebuild,
+    union_positions,
+)
 from .mask import compress, where, writeback_matrix, writeback_vector
 from .matrix import Matrix
 from .vector import Vector
@@ -65,10 +74,48 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
         T = _dense_ewise(xp, op, fmap, u.dense_data(), v.dense_data(), D, R,
                          union=combine is _union_values, device=device)
         return writeback_vector(out, T, R, mask, accum, replace, device)
+    if ku is Matrix:
+        merge = merge_kernel("merge_union" if combine is _union_values else "merge_intersect",
+                             "csr", device)
+        if merge is not None:
+            T = _csr_ewise(xp, merge, op, fmap, csr_of(u), csr_of(v), D, R,
+                           union=combine is _union_values)
+            return writeback_matrix(out, T, mask, accum, replace, device)
     ak, av = entries(u, call, "u")
     bk, bv = entries(v, call, "v")
     keys, vals = combine(xp, op, fmap, ak, _cast(av, D), bk, _cast(bv, D), D, R)
     return _finish(u, ku, keys, vals, R, device, mask, accum, out, replace)
+
+
+def _csr_ewise(xp, merge, op, fmap, ca: CSR, cb: CSR, D, R, union: bool) -> CSR:
+    """ewise on two CSRs by the device's row-by-row merge of their patterns (linear in
+    their entries: no key sort)."""
+    m, n = ca.shape
+    ptr, idx, pa, pb = merge(ca.indptr, ca.indices, cb.indptr, cb.indices,
+                             dtypes.index_dtype(n))
+    vals = _combine(xp, op, fmap, _cast(ca.dense_values(), D), _cast(cb.dense_values(), D),
+                    pa, pb, D, R, union)
+    nnz = idx.shape[0]
+    return CSR((m, n), ptr.astype(dtypes.index_dtype(nnz), copy=False), idx, vals,
+               np.dtype(R), None, ca.device)
+
+
+def _combine(xp, op, fmap, av, bv, pa, pb, D, R, union: bool):
+    """The values of a merged pattern from the positions of its entries in ``a`` and
+    ``b`` (``-1`` where absent): ``op`` where both have an entry, else the one present."""
+    nnz = pa.shape[0]
+    if not union:
+        return (_cast(fmap(op, av[pa], bv[pb], D), R) if nnz else xp.empty(0, R))
+    vals = xp.empty(nnz, R)
+    only_a, only_b = pb < 0, pa < 0
+    both = xp.flatnonzero(~(only_a | only_b))
+    if both.shape[0] == nnz:
+        return _cast(fmap(op, av[pa], bv[pb], D), R) if nnz else vals
+    vals[only_a] = _cast(av[pa[only_a]], R)
+    vals[only_b] = _cast(bv[pb[only_b]], R)
+    if both.shape[0]:
+        vals[both] = _cast(fmap(op, av[pa[both]], bv[pb[both]], D), R)
+    return vals
 
 
 #: Built-in binary operators that give a value (no error, no warning) for any operands
@@ -131,26 +178,13 @@ def _sparse_dense_mult(xp, op, fmap, u, v, D, R) -> VecData:
 
 
 def _union_values(xp, op, fmap, ak, av, bk, bv, D, R):
-    keys, in_a, in_b = union(ak, bk, xp)
-    vals = xp.empty(keys.shape[0], R)
-    ia = xp.searchsorted(ak, keys)
-    ib = xp.searchsorted(bk, keys)
-    both = in_a & in_b
-    only_a, only_b = in_a & ~in_b, in_b & ~in_a
-    vals[only_a] = _cast(av[ia[only_a]], R)
-    vals[only_b] = _cast(bv[ib[only_b]], R)
-    if bool(both.any()):
-        vals[both] = fmap(op, av[ia[both]], bv[ib[both]], D)
-    return keys, vals
+    keys, pa, pb = union_positions(ak, bk, xp)
+    return keys, _combine(xp, op, fmap, av, bv, pa, pb, D, R, True)
 
 
 def _intersect_values(xp, op, fmap, ak, av, bk, bv, D, R):
-    in_b = _member(ak, bk, xp)
-    keys = ak[in_b]
-    a = av[in_b]
-    b = bv[xp.searchsorted(bk, keys)]
-    vals = fmap(op, a, b, D) if keys.shape[0] else xp.empty(0, R)
-    return keys, vals
+    keys, pa, pb = intersect_positions(ak, bk, xp)
+    return keys, _combine(xp, op, fmap, av, bv, pa, pb, D, R, False)
 
 
 def ewise_add(u, v, op="plus", *, mask=None, accum=None, out=None, replace=False):

@@ -149,6 +149,19 @@ class Mask:
                            csr.indices[:0], None, True, self.complement)
         return MatMask(csr.indptr, csr.indices, vals, structural, self.complement)
 
+    def allow_pattern(self, indptr, indices, member):
+        """Matrix masks: whether each entry of a CSR pattern (row pointers, columns sorted
+        within rows) is allowed, by ``member`` (a ``merge_member`` kernel: linear in both
+        patterns)."""
+        csr = self.parent.csr()
+        pos = member(indptr, indices, csr.indptr, csr.indices)
+        hit = pos >= 0
+        if not self.structural:
+            vals = csr.dense_values()
+            if vals.shape[0]:
+                hit &= vals[xp_for(csr.device).maximum(pos, 0)].astype(bool)
+        return ~hit if self.complement else hit
+
     def allow_keys(self, keys):
         """Matrix masks: whether each linear key ``row * ncols + col`` is allowed."""
         csr = self.parent.csr()
@@ -414,6 +427,12 @@ def writeback_matrix(out, T: CSR, mask, accum, replace: bool, device: str):
     from .matrix import Matrix
 
     xp = xp_for(device)
+    from ._keys import merge_kernel
+
+    union = merge_kernel("merge_union", "csr", device)
+    if union is not None:
+        return _writeback_merged(out, T, mask, accum, replace, device, union,
+                                 merge_kernel("merge_member", "csr", device))
     if out is None:
         if mask is None:
             return Matrix(T)
@@ -451,3 +470,71 @@ def writeback_matrix(out, T: CSR, mask, accum, replace: bool, device: str):
         newp = xp.where(allow, zp, in_o & (not replace))
     out._replace_csr(csr_from_keys(keys[newp], newv[newp], out.shape, D, device))
     return out
+
+
+def _writeback_merged(out, T: CSR, mask, accum, replace: bool, device: str, union, member):
+    """:func:`writeback_matrix` by linear merges of the sorted row patterns (``union``,
+    ``member``: the device's ``merge_union`` / ``merge_member`` kernels) instead of a
+    sort of ``out``'s and ``T``'s keys."""
+    from .matrix import Matrix
+
+    xp = xp_for(device)
+    if out is None:
+        if mask is None:
+            return Matrix(T)
+        keep = mask.allow_pattern(T.indptr, T.indices, member)
+        return Matrix(_compress_csr(T, keep, T.dense_values(), T.dtype, device))
+    oc = out.csr()
+    D = out.dtype
+    m, n = out.shape
+    ptr, idx, po, pt = union(oc.indptr, oc.indices, T.indptr, T.indices,
+                             dtypes.index_dtype(n))
+    in_o, in_t = po >= 0, pt >= 0
+    ov, tv = oc.dense_values(), T.dense_values()
+    nnz = idx.shape[0]
+    ovu = xp.zeros(nnz, D)
+    if ov.shape[0]:
+        ovu[in_o] = ov[po[in_o]]
+    tvu = xp.zeros(nnz, T.dtype)
+    if tv.shape[0]:
+        tvu[in_t] = tv[pt[in_t]]
+    if accum is None:
+        zv, zp = _cast(tvu, D), in_t
+    else:
+        cd = dtypes.unify(D, T.dtype)
+        both = xp.flatnonzero(in_o & in_t)
+        zv = xp.where(in_t, _cast(tvu, D), ovu)
+        if both.shape[0]:
+            r = map_binary(accum, _cast(ovu[both], cd), _cast(tvu[both], cd), cd, device)
+            zv[both] = _cast(r, D)
+        zp = in_o | in_t
+    if mask is None:
+        newv, newp = zv, zp
+    else:
+        allow = mask.allow_pattern(ptr, idx, member)
+        newv = xp.where(allow, zv, ovu)
+        newp = xp.where(allow, zp, in_o & (not replace))
+    merged = CSR((m, n), ptr, idx, newv, np.dtype(D), None, device)
+    out._replace_csr(_compress_csr(merged, newp, newv, D, device))
+    return out
+
+
+def _compress_csr(csr: CSR, keep, values, dtype, device) -> CSR:
+    """The entries of ``csr`` where ``keep`` (its row pointers recounted per row)."""
+    xp = xp_for(device)
+    m, n = csr.shape
+    nnz = int(xp.count_nonzero(keep)) if keep.shape[0] else 0
+    indptr = xp.zeros(m + 1, dtype=dtypes.index_dtype(nnz))
+    if nnz == keep.shape[0]:
+        cols, vals = csr.indices, values
+        indptr[1:] = csr.indptr[1:]
+    else:
+        cols, vals = compress(keep, csr.indices, values, device=device)
+        if nnz:
+            # kept entries per row: a prefix count of ``keep`` read at the row ends
+            kept = xp.zeros(keep.shape[0] + 1, np.int64)
+            xp.cumsum(keep, out=kept[1:])
+            indptr[1:] = kept[csr.indptr[1:].astype(np.int64)]
+    return CSR((m, n), indptr, cols.astype(dtypes.index_dtype(n), copy=False),
+               xp.ascontiguousarray(vals.astype(dtype, copy=False)), np.dtype(dtype), None,
+               device)

@@ -4,10 +4,12 @@ Modules, one per operation family: :mod:`.mxv` (pull SpMV, push SpMSpV), :mod:`.
 (Gustavson saxpy and masked dot SpGEMM), :mod:`.elementwise` (unary / binary maps), and
 the cache-aware formats built on :mod:`.mxv`'s helpers: :mod:`.segmented` (grouped rows:
 segmented CSR), :mod:`.heavy_light` (heavy/light 2D tiles) and :mod:`.shards`
-(replicated shards, edge-balanced parts).  A new kernel module joins the import line and
+(replicated shards, edge-balanced parts), and :mod:`.merge` (linear-time union and
+intersection of sorted patterns).  A new kernel module joins the import line and
 ``__all__`` below.
 """
 
-from . import arrays, elementwise, heavy_light, mxm, mxv, segmented, shards
+from . import arrays, elementwise, heavy_light, merge, mxm, mxv, segmented, shards, vector_kernels
 
-__all__ = ["arrays", "elementwise", "heavy_light", "mxm", "mxv", "segmented", "shards"]
+__all__ = ["arrays", "elementwise", "heavy_light", "merge", "mxm", "mxv", "segmented", "shards",
+           "vector_kernels"]
