@@ -43,11 +43,24 @@ class Vector:
     def from_dense(cls, values, dtype=None) -> Vector:
         """A Vector with every entry present, from a 1-D array (NumPy or CuPy).
 
+        A CuPy array gives a Vector on the GPU: the copy is made on the device, nothing
+        goes through the host.  The values are always copied (later writes to ``values``
+        do not show in the Vector).
+
+        Parameters
+        ----------
+        values : array_like or cupy.ndarray
+            1-D values.
+        dtype : optional
+            Value dtype (default: the array's).
+
         Examples
         --------
         >>> import gblas as gb
         >>> gb.Vector.from_dense([1, 2, 3]).nvals
         3
+        >>> gb.Vector.from_dense([1, 2], dtype="float32").dtype.name
+        'float32'
         """
         device = device_of(values)
         xp = xp_for(device)
@@ -58,6 +71,47 @@ class Vector:
         dt = dtypes.lookup(dtype if dtype is not None else arr.dtype, "Vector.from_dense")
         arr = xp.ascontiguousarray(arr.astype(dt, copy=True))
         return cls(VecData(arr.shape[0], None, arr, None), dt, device)
+
+    @classmethod
+    def full(cls, size: int, value, dtype=None, device: str = "cpu") -> Vector:
+        """A Vector of ``size`` with every entry present and equal to ``value``.
+
+        The array is made on ``device`` itself (on the GPU no host array is built or
+        copied), so an algorithm's constant vectors cost one fill on the device.
+
+        Parameters
+        ----------
+        size : int
+            The vector's size.
+        value : scalar
+            Every entry's value.
+        dtype : optional
+            Value dtype; default: the value's (bool, int64, float64 or complex128).
+        device : {"cpu", "gpu"}, default "cpu"
+            Where the values live.
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> x = gb.Vector.full(3, 0.5)
+        >>> x.nvals, x.dtype.name, x.to_dense().tolist()
+        (3, 'float64', [0.5, 0.5, 0.5])
+        >>> gb.Vector.full(2, 1, dtype="int8").to_dense().tolist()
+        [1, 1]
+        """
+        call = "Vector.full"
+        size = check_size(size, call, "size")
+        if np.ndim(value) != 0:
+            raise bad_arg(InvalidValue, call, "value", "a scalar",
+                          f"an array of shape {np.shape(value)}",
+                          "Use Vector.from_dense for an array of values.")
+        if hasattr(value, "get"):  # a 0-d CuPy array: its value, once
+            value = value.get()[()]
+        if dtype is None:
+            dtype = np.asarray(value).dtype
+        dt = dtypes.lookup(dtype, call)
+        xp = xp_for(check_device(device, call))
+        return cls(VecData(size, None, xp.full(size, value, dtype=dt), None), dt, device)
 
     @classmethod
     def from_coo(cls, indices, values=None, size: int | None = None, *, dup_op="plus",
