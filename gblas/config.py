@@ -30,6 +30,7 @@ class Settings:
     mxm_method: str | None = None
     memory_budget: int | None = None  # bytes for cached derived formats per matrix
     threads: int | None = None
+    expected_uses: int | None = None  # products the caller expects: weighs format builds
 
 
 _DEFAULT = Settings()
@@ -58,6 +59,10 @@ def _validate(kw: dict) -> None:
         if kw["format"] not in FORMATS:
             raise bad_arg(InvalidValue, "config", "format",
                           "one of " + ", ".join(map(repr, sorted(FORMATS))), repr(kw["format"]))
+    uses = kw.get("expected_uses")
+    if uses is not None and (isinstance(uses, bool) or not isinstance(uses, int) or uses < 1):
+        raise bad_arg(InvalidValue, "config", "expected_uses", "an integer >= 1 or None",
+                      repr(uses))
     budget = kw.get("memory_budget")
     if budget is not None and (not isinstance(budget, int) or budget < 0):
         raise bad_arg(InvalidValue, "config", "memory_budget", "a number of bytes >= 0",
@@ -81,6 +86,11 @@ class _Config:
         Bytes allowed for cached derived formats per matrix.
     threads : int, optional
         Numba threads for CPU kernels.
+    expected_uses : int, optional
+        How many products the code inside will run with the same matrix (an iterative
+        algorithm's iterations).  The planner builds a faster format when that many calls
+        pay for its build, instead of waiting until the calls so far have (ski rental);
+        ``gb.explain`` shows it in the plan's ``details["expected_uses"]``.
     """
 
     def __call__(self, **kw) -> contextlib.AbstractContextManager:

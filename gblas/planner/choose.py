@@ -14,7 +14,10 @@ Formats of a pull SpMV (:func:`choose_pull_format`)
     * a format not built yet is built only when the calls so far would have paid for it
       (ski rental: ``(uses + 1) * saving >= build``, so a one-off product never builds a
       costly format, and a repeated one costs at most twice the best choice); an already
-      built format is used whenever it is estimated faster than CSR.
+      built format is used whenever it is estimated faster than CSR;
+    * a caller that knows how many products it will run (an iterative algorithm) says so
+      with ``gb.config(expected_uses=k)``: the build is then weighed against
+      ``max(uses + 1, k)`` calls (``details["expected_uses"]`` in the Plan).
 """
 
 from __future__ import annotations
@@ -134,7 +137,7 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
     elif direction == "pull":
         fmt, why, more, estimate = choose_pull_format(
             A, pull_csr_transposed, device, T.itemsize, R.itemsize + 1, allowed_frac,
-            settings.memory_budget, cost.gpu_fold(semiring.add, R))
+            settings.memory_budget, cost.gpu_fold(semiring.add, R), settings.expected_uses)
         reason += "; " + why
         details.update(more)
     variant = direction
@@ -219,7 +222,7 @@ def _mb(nbytes: float) -> str:
 
 def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: int,
                        allowed_frac: float = 1.0, memory_budget: int | None = None,
-                       fold: str = "native"):
+                       fold: str = "native", expected_uses: int | None = None):
     """The format of a pull SpMV over ``op(A)`` (see the module documentation).
 
     Parameters
@@ -238,6 +241,11 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
         ``gb.config(memory_budget=...)``: a format that would not fit it (about the size
         of the CSR) is not built (the Matrix could not cache it, and would rebuild it on
         every call).
+    fold : str
+        How the monoid folds on the GPU (:func:`~gblas.planner.cost.gpu_fold`).
+    expected_uses : int, optional
+        ``gb.config(expected_uses=...)``: the calls the caller expects to run; a build
+        is weighed against ``max(uses + 1, expected_uses)`` calls.
 
     Returns
     -------
@@ -254,7 +262,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     cands = _candidates(device)
     if csr is not None and csr.device == "gpu" and "gpu_segmented" in cands:
         return choose_gpu_pull_format(A, csr, transposed, x_bytes, y_bytes, allowed_frac,
-                                      memory_budget, fold)
+                                      memory_budget, fold, expected_uses)
     if csr is None or cands == ("csr",) or csr.device != "cpu":
         why = ("csr: the only pull format on " + device if csr is not None else
                "csr: the CSR of A^T is built by this call; other formats are weighed once "
@@ -296,6 +304,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     details = {**base_details, "uses": uses,
                "estimates_ms": {f: round(e.seconds * 1e3, 3) for f, e in est.items()},
                "build_s": {f: round(e.build_seconds, 4) for f, e in est.items()}}
+    calls, paid_by, so_far = _horizon(uses, expected_uses, details)
     base = est["csr"].seconds
     # formats already built are free: the fastest one estimated below CSR
     best_built = min(built, key=lambda f: est[f].seconds, default=None)
@@ -313,10 +322,10 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     too_big = memory_budget is not None and csr.nbytes > memory_budget
     if too_big:
         saving = 0.0
-    if saving > 0 and (uses + 1) * saving >= e.build_seconds:
+    if saving > 0 and calls * saving >= e.build_seconds:
         return (preferred, f"{label}: {where}, {balance}; est. {e.seconds * 1e3:.3g} ms vs csr "
                 f"{base * 1e3:.3g} ms per call, build ~{e.build_seconds:.3g} s paid by "
-                f"{uses + 1} uses", details, e)
+                f"{paid_by}", details, e)
     if best_built is not None and est[best_built].seconds < base:
         details["pending"] = preferred  # built once the uses pay for it
         return (best_built, f"{best_built} (already built); {preferred} would be better but is "
@@ -331,7 +340,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
         need = int(np.ceil(e.build_seconds / saving))
         why = (f"csr for now: {where}; {label} would save {saving * 1e3:.3g} ms per call but "
                f"costs ~{e.build_seconds:.3g} s to build: it pays after {need} uses "
-               f"({uses} so far)")
+               f"({so_far})")
         details["pending"] = preferred  # chosen once the uses pay for its build
     return "csr", why, details, est["csr"]
 
@@ -380,7 +389,7 @@ def _gpu_panel_runs(csr) -> tuple[float, int]:
 
 def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                            allowed_frac: float = 1.0, memory_budget: int | None = None,
-                           fold: str = "native"):
+                           fold: str = "native", expected_uses: int | None = None):
     """The format of a pull SpMV on the GPU: ``csr``, ``gpu_segmented`` or
     ``gpu_heavy_light``.
 
@@ -391,7 +400,9 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     far pay for its build (the same ski rental as on the CPU), it fits the memory budget,
     and the device has room for the build (``GPU_BUILD_BYTES_PER_ENTRY`` per entry and
     ``GPU_BUILD_BYTES_PER_VERTEX`` per row and column, its measured peak).
-    ``fold``: how the monoid folds (:func:`~gblas.planner.cost.gpu_fold`).
+    ``fold``: how the monoid folds (:func:`~gblas.planner.cost.gpu_fold`);
+    ``expected_uses``: the calls the caller expects (``gb.config(expected_uses=...)``),
+    a build is weighed against ``max(uses + 1, expected_uses)`` calls.
 
     Returns
     -------
@@ -430,6 +441,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     uses = total_uses(A, transposed)
     details = dict(facts, uses=uses, estimates_ms=dict(facts["estimates_ms"]),
                    build_s=dict(facts["build_s"]))  # a Plan's own copy
+    calls, paid_by, so_far = _horizon(uses, expected_uses, details)
     others = [f for f in est if f != "csr"]
     built = [f for f in others if A._cache.get((f, transposed, ())) is not None]
     best_built = min(built, key=lambda f: est[f].seconds, default=None)
@@ -451,13 +463,25 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
         details["free_bytes"] = free  # the choice may change as memory frees
         return ("csr", f"csr: building {fmt} needs ~{_mb(need_mem)} of device memory, "
                 f"{_mb(free)} free; {ests}", details, base)
-    if (uses + 1) * saving >= e.build_seconds:
+    if calls * saving >= e.build_seconds:
         return (fmt, f"{fmt}: {where}; {ests}, build ~{e.build_seconds:.3g} s paid by "
-                f"{uses + 1} uses", details, e)
+                f"{paid_by}", details, e)
     need = int(np.ceil(e.build_seconds / saving))
     details["pending"] = fmt
     return ("csr", f"csr for now: {where}; {ests}; the {fmt} build (~{e.build_seconds:.3g} "
-            f"s) pays after {need} uses ({uses} so far)", details, base)
+            f"s) pays after {need} uses ({paid_by} so far)", details, base)
+
+
+def _horizon(uses: int, expected_uses: int | None, details: dict) -> tuple[int, str, str]:
+    """The calls a build is weighed against: this one and those so far, or the calls
+    the caller expects (``gb.config(expected_uses=...)``) when more; with the words of
+    the two reasons."""
+    if not expected_uses:
+        return uses + 1, f"{uses + 1} uses", f"{uses} so far"
+    details["expected_uses"] = expected_uses
+    calls = max(uses + 1, expected_uses)
+    return (calls, f"{calls} uses ({uses} so far, {expected_uses} expected)",
+            f"{uses} so far, {expected_uses} expected")
 
 
 def plan_mxm(A, ta: bool, B, tb: bool, mask, semiring, settings: Settings) -> Plan:

@@ -84,7 +84,7 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     >>> y = np.array([0.0, 0.425]); rn = np.empty(2); sn = np.empty(2)
     >>> st = pagerank_step(y, None, None, 0.5, r, w, 0.85, np.array([0.0, 0.5]), rn, sn)
     >>> np.round(rn, 4).tolist(), np.round(st, 4).tolist()
-    ([0.3625, 0.7875], [0.575, 0.7875])
+    ([0.2875, 0.7125], [0.425, 0.7125])
     """
     c = alpha * float(state_in[1]) + (1.0 - alpha)
     err, m = _pagerank_step(
