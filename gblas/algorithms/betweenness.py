@@ -6,7 +6,7 @@ values: the number of shortest paths from the row's source), ``Sigma`` the path 
 of every vertex reached so far, ``L[d]`` the frontier of level ``d`` (kept for the
 backward sweep), ``Delta`` the dependencies.
 
-Forward (one masked SpGEMM per level)::
+Forward (one SpGEMM per level)::
 
     F<!Sigma, replace> = F plus.first A        # path counts of the next level
     Sigma += F
@@ -18,6 +18,15 @@ Backward (from the deepest level to level 1)::
 
 and the centrality is the column sum of ``Delta`` (sources excluded: level 0 is never
 accumulated), rescaled as NetworkX does.
+
+Cost per level.  ``Sigma``, the BFS depth of every (source, vertex) pair and ``Delta``
+are dense ``k x n`` arrays of the batch (allocated once per batch), and the products run
+without a mask: their entries are then kept where the depth array says so (no depth yet
+going forward, depth ``d - 1`` going back), one lookup each.  A masked product with
+``!Sigma`` and the write-backs ``Sigma += F`` / ``Delta += ...`` into sparse matrices cost
+the size of everything reached so far on every level, which made graphs of large
+diameter (meshes, road and power networks: hundreds of levels) quadratic; now a level
+costs the edges of its frontier, plus a product call's fixed overhead.
 
 Reference (ideas): Brandes, "A faster algorithm for betweenness centrality" (2001); the
 batched GraphBLAS formulation of LAGraph's ``LAGr_Betweenness``.
@@ -84,38 +93,90 @@ def _scale(n: int, k: int | None, normalized: bool, directed: bool):
     return src, N / (k * correction)
 
 
-def _batch(A, AT, src: np.ndarray, report, done: int, total: int):
-    """Brandes dependencies of one batch, summed over its sources (a dense Vector)."""
-    from .. import Matrix, apply, ewise_add, ewise_mult, mxm, reduce
+def _level(T, keep, values, xp):
+    """The ``k x n`` Matrix of ``T``'s entries where ``keep`` (``values`` their values),
+    built straight from the arrays (its rows are counted, nothing is sorted)."""
+    from .. import Matrix, dtypes
+    from ..formats import CSR
 
+    csr = T.csr()
+    k, n = csr.shape
+    cols = csr.indices[keep]
+    rows = xp.repeat(xp.arange(k), xp.diff(csr.indptr.astype(np.int64)))[keep]
+    indptr = xp.zeros(k + 1, dtype=dtypes.index_dtype(cols.shape[0]))
+    if cols.shape[0]:
+        xp.cumsum(xp.bincount(rows, minlength=k), out=indptr[1:])
+    return Matrix(CSR((k, n), indptr, cols, xp.ascontiguousarray(values, dtype=np.float64),
+                      np.dtype(np.float64), None, csr.device)), rows, cols
+
+
+def _batch(A, AT, src: np.ndarray, report, done: int, total: int):
+    """Brandes dependencies of one batch, summed over its sources (a dense array).
+
+    The products are gblas's; the batch's path counts ``Sigma``, BFS depths and
+    dependencies ``Delta`` are dense ``k x n`` arrays, so that one level costs the work
+    of its frontier's edges: the product runs without a mask and its entries are kept
+    where the target has no depth yet (forward) or has the previous level's (backward),
+    each a lookup, instead of a masked product and a write-back whose cost grows with
+    every vertex reached so far.
+    """
+    from .. import Matrix, mxm
+    from .._device import xp_for
+    from ..formats import CSR
+
+    xp = xp_for(A.device)
     n = A.shape[0]
     k = src.size
+    rows0 = xp.arange(k)
+    src_d = xp.asarray(src)
+    sigma = xp.zeros((k, n))
+    depth = xp.full((k, n), -1, dtype=np.int32)
+    sigma[rows0, src_d] = 1.0
+    depth[rows0, src_d] = 0
     # F(b, s_b) = 1: one path from each source to itself
-    F = Matrix.from_coo(np.arange(k), src, np.ones(k), shape=(k, n)).to(A.device)
-    # Sigma = F: the path counts found so far
-    Sigma = F.dup()
-    levels = [F]
+    F, _, _ = _level(_unit_rows(k, n, src, A.device), slice(None), xp.ones(k), xp)
+    levels = [(F, rows0, src_d)]
+    d = 0
     while True:
-        # F<!Sigma, replace> = F plus.first A: the path counts of the next level
-        F = mxm(F, A, "plus_first", mask=~Sigma.S, replace=True)
-        if F.nvals == 0:
+        d += 1
+        # T = F plus.first A: paths through the frontier's out-edges
+        T = mxm(F, A, "plus_first")
+        Tc = T.csr()
+        rows = xp.repeat(xp.arange(k), xp.diff(Tc.indptr.astype(np.int64)))
+        # F = T<depth == none>: the targets reached for the first time
+        new = depth[rows, Tc.indices] < 0
+        F, r, c = _level(T, new, Tc.dense_values()[new], xp)
+        if c.shape[0] == 0:
             break
-        levels.append(F)
-        # Sigma<F> = F
-        apply(F, "identity", mask=F.S, out=Sigma)
-        report.update(done, f"sources {done:,}/{total:,}, depth {len(levels) - 1}")
-    Delta = Matrix.from_coo([], [], np.zeros(0), shape=(k, n)).to(A.device)
+        # Sigma<F> = F, depth<F> = d
+        sigma[r, c] = F.csr().values
+        depth[r, c] = d
+        levels.append((F, r, c))
+        report.update(done, f"sources {done:,}/{total:,}, depth {d}")
+    delta = xp.zeros((k, n))
     for d in range(len(levels) - 1, 1, -1):
-        # Winv = 1 ./ L[d]: one over the path counts of level d
-        Winv = apply(levels[d], "minv")
-        # W = Winv + Delta .* Winv = (1 + Delta) ./ Sigma on level d
-        W = ewise_add(Winv, ewise_mult(Delta, Winv, "times"), "plus")
-        # T<L[d-1]> = W plus.first A': the sum of W over the successors of level d-1
-        T = mxm(W, AT, "plus_first", mask=levels[d - 1].S)
-        # Delta += T .* L[d-1]: times the path counts of level d-1
-        ewise_add(Delta, ewise_mult(T, levels[d - 1], "times"), "plus", out=Delta)
+        L, r, c = levels[d]
+        # W = (1 + Delta) ./ Sigma on level d
+        Lc = L.csr()
+        W = Matrix(CSR(Lc.shape, Lc.indptr, Lc.indices, (1.0 + delta[r, c]) / sigma[r, c],
+                       np.dtype(np.float64), None, Lc.device))
+        # T = W plus.first A': the sum of W over the successors of every vertex
+        Tc = mxm(W, AT, "plus_first").csr()
+        rows = xp.repeat(xp.arange(k), xp.diff(Tc.indptr.astype(np.int64)))
+        cols = Tc.indices
+        # Delta<depth == d-1> += T .* Sigma: the predecessors on level d-1
+        on = depth[rows, cols] == d - 1
+        rows, cols = rows[on], cols[on]
+        delta[rows, cols] += Tc.dense_values()[on] * sigma[rows, cols]
     # c = sum over the batch's rows of Delta
-    return reduce(Delta, "plus", axis="columns")
+    return delta.sum(axis=0)
+
+
+def _unit_rows(k: int, n: int, src, device):
+    """The ``k x n`` Matrix with a 1 at ``(b, src[b])``."""
+    from .. import Matrix
+
+    return Matrix.from_coo(np.arange(k), src, np.ones(k), shape=(k, n)).to(device)
 
 
 def betweenness_centrality(A, sources=None, normalized: bool = True, *,
@@ -167,6 +228,7 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     [0.0, 0.6667, 0.6667, 0.0]
     """
     from .. import Vector, apply, ewise_mult
+    from .._device import xp_for
 
     call = "betweenness_centrality"
     A = _square_matrix(A, call)
@@ -177,20 +239,20 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
         raise bad_arg(InvalidValue, call, "batch_size", "an integer >= 1", repr(batch_size))
     if not isinstance(normalized, (bool, np.bool_)):
         raise bad_arg(InvalidValue, call, "normalized", "True or False", repr(normalized))
-    bc = Vector.from_dense(np.zeros(n)).to(A.device)
     if n == 0:
-        return bc
+        return Vector.from_dense(np.zeros(0)).to(A.device)
     if batch_size is None:
         batch_size = int(max(1, min(512, (1 << 23) // max(n, 1))))
     AT = A.T
     nb = 0
+    bc_sum = xp_for(A.device).zeros(n)
     with Progress(call, enabled=progress) as report:
         for lo in range(0, src.size, batch_size):
             nb += 1
-            part = _batch(A, AT, src[lo:lo + batch_size], report, lo, src.size)
             # bc += the batch's dependencies
-            apply(part, "identity", accum="plus", out=bc)
+            bc_sum += _batch(A, AT, src[lo:lo + batch_size], report, lo, src.size)
         report.close(f"{nb} batches of up to {batch_size} sources")
+    bc = Vector.from_dense(bc_sum)
     k = None if sources is None or src.size == n else int(src.size)
     if directed is None:
         directed = normalized or not _is_symmetric(A)
