@@ -1,0 +1,91 @@
+"""Vectors made on their device: ``Vector.full`` and ``Vector.from_dense`` of a CuPy array,
+and the fused PageRank step kernel against its NumPy definition on every device."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import gblas as gb
+from gblas._device import xp_for
+from gblas.backends.registry import get_kernel
+
+
+@pytest.mark.parametrize("value, dtype, want", [
+    (0.5, None, np.float64), (3, None, np.int64), (True, None, np.bool_),
+    (1, "float32", np.float32), (np.float32(2), None, np.float32)])
+def test_full(device, value, dtype, want):
+    x = gb.Vector.full(5, value, dtype=dtype, device=device)
+    assert x.device == device and x.size == 5 and x.nvals == 5 and x.dtype == want
+    assert x.is_dense_storage and x._data.present is None
+    assert type(x._data.values).__module__.startswith("cupy" if device == "gpu" else "numpy")
+    got = x.to("cpu").to_dense()
+    assert got.dtype == want and np.array_equal(got, np.full(5, value, dtype=want))
+
+
+def test_full_empty_and_errors():
+    assert gb.Vector.full(0, 1.0).nvals == 0
+    with pytest.raises(gb.InvalidValue, match=r"Vector.full: argument `size`"):
+        gb.Vector.full(-1, 1.0)
+    with pytest.raises(gb.InvalidValue, match=r"Vector.full: argument `value`.*a scalar"):
+        gb.Vector.full(3, [1.0, 2.0])
+    with pytest.raises(gb.InvalidValue, match=r"Vector.full: argument `device`"):
+        gb.Vector.full(3, 1.0, device="tpu")
+    with pytest.raises(gb.GraphBLASError, match=r"Vector.full"):
+        gb.Vector.full(3, 1.0, dtype="not-a-dtype")
+
+
+def test_from_dense_copies(device):
+    xp = xp_for(device)
+    arr = xp.arange(4, dtype=xp.float64)
+    x = gb.Vector.from_dense(arr)
+    assert x.device == device and x.nvals == 4
+    arr[0] = 99.0  # the Vector holds its own copy
+    assert x.to("cpu").to_dense().tolist() == [0.0, 1.0, 2.0, 3.0]
+    y = gb.Vector.from_dense(arr, dtype="float32")
+    assert y.dtype == np.float32 and y.device == device
+
+
+def test_import_does_not_import_cupy():
+    code = "import gblas, sys; gblas.Vector.full(3, 1.0); print('cupy' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False"
+
+
+def _step_reference(y, ypres, p, r, w, alpha, m):
+    y = np.where(ypres, y, 0.0) if ypres is not None else y
+    c = alpha * m + 1 - alpha
+    rn = y + c * (p if p is not None else 1.0 / r.size)
+    return rn, rn * w, np.abs(rn - r).sum(), rn[w == 0].sum()
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000, 70_001])
+@pytest.mark.parametrize("with_p, with_pres", [(False, False), (True, True)])
+def test_pagerank_step_kernel(device, n, with_p, with_pres):
+    rng = np.random.default_rng(n)
+    xp = xp_for(device)
+    y = rng.random(n)
+    ypres = rng.random(n) < 0.8 if with_pres else None
+    p = rng.random(n) / n if with_p else None
+    r = rng.random(n) / n
+    w = np.where(rng.random(n) < 0.3, 0.0, rng.random(n))
+    alpha, m = 0.85, 0.25
+    dev = lambda a: None if a is None else xp.asarray(a)  # noqa: E731
+    r_new, s_new = xp.empty(n), xp.empty(n)
+    step = get_kernel("pagerank_step", "array", device)
+    state = step(dev(y), dev(ypres), dev(p), 1.0 / n, dev(r), dev(w), alpha,
+                 xp.asarray([0.0, m]), r_new, s_new)
+    rn, sn, err, dm = _step_reference(y, ypres, p, r, w, alpha, m)
+    host = lambda a: a.get() if hasattr(a, "get") else a  # noqa: E731
+    np.testing.assert_allclose(host(r_new), rn, rtol=1e-15, atol=0)
+    np.testing.assert_allclose(host(s_new), sn, rtol=1e-15, atol=0)
+    st = host(state)
+    np.testing.assert_allclose(st, [err, dm], rtol=1e-12, atol=1e-300)
+    # the same sums on a second launch (the last-block fold is deterministic on the GPU)
+    again = host(step(dev(y), dev(ypres), dev(p), 1.0 / n, dev(r), dev(w), alpha,
+                      xp.asarray([0.0, m]), xp.empty(n), xp.empty(n)))
+    assert np.array_equal(st, again)
