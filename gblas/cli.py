@@ -1,9 +1,11 @@
-"""The ``gblas`` command: ``gblas demo`` and ``gblas info``.
+"""The ``gblas`` command: ``gblas demo``, ``gblas info`` and ``gblas warmup``.
 
 ``gblas demo`` generates a Graph500 Kronecker graph, runs BFS and PageRank through the
 gblas API, shows the plans the planner chose, and checks both results and times against
 SciPy (``scipy.sparse.csgraph.breadth_first_order`` and a SciPy power iteration).
-``gblas info`` describes the machine gblas sees: threads, CPU, caches, GPU, versions.
+``gblas info`` describes the machine gblas sees: threads, CPU, caches, GPU, versions, and
+the kernel cache.  ``gblas warmup`` compiles the built-in CPU kernels into the kernel cache
+(once per machine; later processes load them).
 
 Examples
 --------
@@ -157,11 +159,63 @@ def _info(_args: argparse.Namespace) -> int:
             lines["gpu"] = f"found (details unavailable: {exc})"
     else:
         lines["gpu"] = "none found (CuPy with a CUDA device is not available)"
+    lines.update(_kernel_cache_info())
     lines.update(_versions())
     width = max(map(len, lines))
     print("gblas info")
     for k, v in lines.items():
         print(f"  {k:<{width}}  {v}")
+    return 0
+
+
+def _kernel_cache_info() -> dict[str, str]:
+    from .backends.cpu import jitcache
+
+    st = jitcache.cache_stats()
+    if st["path"] is None:
+        return {"kernel cache": "off (GBLAS_CACHE_DIR=off): kernels compile in every process"}
+    state = "" if st["enabled"] else " (not writable: kernels compile in every process)"
+    return {"kernel cache": f"{st['path']}: {st['files']} files, "
+                            f"{st['bytes'] / 2**20:.1f} MiB{state}"}
+
+
+def _bar(done: int, total: int, name: str, elapsed: float, width: int = 28) -> str:
+    """``[#####-----]  3/18  12.3 s  ETA 40 s  mxv plus_times``."""
+    fill = int(width * done / max(total, 1))
+    eta = elapsed / done * (total - done) if done else 0.0
+    return (f"[{'#' * fill}{'-' * (width - fill)}] {done:>3}/{total}  {elapsed:6.1f} s  "
+            f"ETA {eta:5.0f} s  {name}")
+
+
+def _warmup(args: argparse.Namespace) -> int:
+    from .backends.cpu import jitcache
+    from .warmup import warmup
+
+    if args.clear:
+        n = jitcache.clear_cache()
+        print(f"gblas warmup: removed {n} cached files", file=sys.stderr)
+    if jitcache.cache_dir() is None:
+        print("gblas warmup: the kernel cache is off or not writable "
+              f"({jitcache.cache_root()}); set GBLAS_CACHE_DIR to a writable folder",
+              file=sys.stderr)
+        return 1
+    tty = sys.stderr.isatty() and args.progress
+
+    def report(done, total, name, elapsed):
+        if not args.progress:
+            return
+        line = _bar(done, total, name, elapsed)
+        if tty:
+            print("\r" + line.ljust(100), end="" if done < total else "\n", file=sys.stderr,
+                  flush=True)
+        else:
+            print(line, file=sys.stderr, flush=True)
+
+    t0 = time.perf_counter()
+    warmup(progress=report, only=args.only or None)
+    st = jitcache.cache_stats()
+    print(f"gblas warmup: {time.perf_counter() - t0:.1f} s; {st['path']}: {st['files']} "
+          f"files, {st['bytes'] / 2**20:.1f} MiB")
     return 0
 
 
@@ -364,6 +418,14 @@ def _parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_demo)
     i = sub.add_parser("info", help="threads, CPU, caches, GPU and versions")
     i.set_defaults(func=_info)
+    w = sub.add_parser("warmup", help="compile the built-in CPU kernels into the kernel "
+                                      "cache (once per machine)")
+    w.add_argument("--clear", action="store_true", help="empty the kernel cache first")
+    w.add_argument("--only", action="append", metavar="STEP",
+                   help="run only this step (repeatable), e.g. --only pagerank")
+    w.add_argument("--no-progress", dest="progress", action="store_false",
+                   help="no progress bar on stderr")
+    w.set_defaults(func=_warmup)
     return p
 
 

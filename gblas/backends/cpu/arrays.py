@@ -16,10 +16,10 @@ own.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..registry import register
-from .mxv import JIT_OPTS
+from .jitcache import jit
 
 __all__ = ["where", "compress", "assign_where"]
 
@@ -27,14 +27,14 @@ __all__ = ["where", "compress", "assign_where"]
 PARALLEL_SIZE = 1 << 21
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _blend_seq(cond, a, b, out, masks):
     for i in range(out.size):
         m = masks[cond[i]]
         out[i] = (a[i] & m) | (b[i] & ~m)
 
 
-@njit(parallel=True, **JIT_OPTS)
+@jit(parallel=True)
 def _blend_par(cond, a, b, out, masks):
     for i in prange(out.size):
         m = masks[cond[i]]
@@ -55,7 +55,7 @@ def _blend(cond, a, b, out) -> None:
         cond.view(np.uint8), a.view(udt), b.view(udt), out.view(udt), masks)
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _compress_seq(cond, a, out):
     k = 0
     for i in range(a.size):

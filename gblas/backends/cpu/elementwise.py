@@ -29,10 +29,10 @@ import weakref
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..registry import register
-from .mxv import JIT_OPTS
+from .jitcache import jit
 
 __all__ = ["map_unary", "map_binary"]
 
@@ -50,14 +50,14 @@ def _build_unary(op: Any, dt: np.dtype, parallel: bool):
 
     if parallel:
 
-        @njit(parallel=True, **JIT_OPTS)
+        @jit(parallel=True)
         def unary_par(v, out):
             for i in prange(v.size):
                 out[i] = f(v[i])
 
         return unary_par
 
-    @njit(**JIT_OPTS)
+    @jit()
     def unary_seq(v, out):
         for i in range(v.size):
             out[i] = f(v[i])
@@ -70,7 +70,7 @@ def _build_binary(op: Any, dt: np.dtype, parallel: bool):
 
     if parallel:
 
-        @njit(parallel=True, **JIT_OPTS)
+        @jit(parallel=True)
         def binary_par(a, b, a_scalar, b_scalar, out):
             a0 = a[0]
             b0 = b[0]
@@ -79,7 +79,7 @@ def _build_binary(op: Any, dt: np.dtype, parallel: bool):
 
         return binary_par
 
-    @njit(**JIT_OPTS)
+    @jit()
     def binary_seq(a, b, a_scalar, b_scalar, out):
         a0 = a[0]
         b0 = b[0]

@@ -31,13 +31,12 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ... import dtypes
 from ...formats.csr import CSR
 from ..registry import MatMask, register
+from .jitcache import jit
 from .mxv import (
-    JIT_OPTS,
     PULL_PARALLEL_COST,
     KernelCache,
     num_threads,
@@ -77,7 +76,7 @@ def _mask_arrays(mask: MatMask | None) -> tuple:
             mode)
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _flops(a_indptr, a_indices, b_indptr):
     """Per-row flop count of ``A B`` (plus one per row), as int64."""
     m = a_indptr.size - 1
@@ -121,7 +120,7 @@ def _finish_csr(shape, counts: np.ndarray, R: np.dtype):
 # ------------------------------------------------------------------------------- saxpy
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _radix_pass(src, s0, dst, d0, n, kmin, shift, counts):
     """One stable counting-sort pass on the 8-bit digit at ``shift`` of ``key - kmin``."""
     for d in range(256):
@@ -140,7 +139,7 @@ def _radix_pass(src, s0, dst, d0, n, kmin, shift, counts):
         counts[d] += 1
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _sort_columns(a, lo, hi, kmin, kmax, tmp):
     """Sort ``a[lo:hi]`` (distinct values in ``[kmin, kmax]``) in place: insertion sort
     when short, LSD radix sort on ``key - kmin`` (8 bits per pass, ``tmp`` as scratch of at
@@ -176,7 +175,7 @@ def _sort_columns(a, lo, hi, kmin, kmax, tmp):
             a[lo + t] = tmp[t]
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _emit_row(state, s2, acc, c_indices, c_vals, base, c, cmin, cmax, tmp):
     """Write the ``c`` columns of a row (stamped ``s2`` in ``state``, listed unsorted at
     ``c_indices[base:base + c]``) and their values from ``acc``, in column order."""
@@ -194,7 +193,7 @@ def _emit_row(state, s2, acc, c_indices, c_vals, base, c, cmin, cmax, tmp):
         c_vals[t] = acc[c_indices[t]]
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _mark_mask(i, state, marked, m_indptr, m_indices, m_truthy, has_mvals):
     """Stamp the allowed columns of mask row ``i``; returns how many there are."""
     nm = 0
@@ -206,7 +205,7 @@ def _mark_mask(i, state, marked, m_indptr, m_indices, m_truthy, has_mvals):
     return nm
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _saxpy_count(lo, hi, a_indptr, a_indices, b_indptr, b_indices, ncols, m_indptr,
                  m_indices, m_truthy, has_mvals, mode, counts):
     """Symbolic phase (no semiring): the number of entries of rows ``[lo, hi)`` of C."""
@@ -236,7 +235,7 @@ def _build_saxpy(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     R = types[2]
 
-    @njit(**JIT_OPTS)
+    @jit()
     def saxpy_rows(lo, hi, a_indptr, a_indices, a_vals, a_iso, b_indptr, b_indices, b_vals,
                    b_iso, ncols, m_indptr, m_indices, m_truthy, has_mvals, mode, c_indptr,
                    c_indices, c_vals):
@@ -280,7 +279,7 @@ def _build_saxpy(semiring: Any, types: tuple):
                         cmax = max(cmax, jj)
             _emit_row(state, s2, acc, c_indices, c_vals, base, c, cmin, cmax, tmp)
 
-    @njit(**JIT_OPTS)
+    @jit()
     def saxpy_masked_rows(lo, hi, a_indptr, a_indices, a_vals, a_iso, b_indptr, b_indices,
                           b_vals, b_iso, ncols, m_indptr, m_indices, m_truthy, has_mvals,
                           ub_indptr, c_indices, c_vals, counts):
@@ -374,7 +373,7 @@ def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> 
     return CSR((m, p), indptr, indices, values, R, None, "cpu")
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _compact_rows(lo, hi, ub_indptr, indptr, src_idx, src_val, dst_idx, dst_val):
     """Move rows ``[lo, hi)`` from their mask-sized slots to their final places."""
     for i in range(lo, hi):
@@ -414,7 +413,7 @@ def _saxpy_one_pass(semiring, types, shape, bounds, counts, a_indptr, a_indices,
 # --------------------------------------------------------------------------------- dot
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _lower_bound(idx, lo, hi, key):
     """First position in ``idx[lo:hi]`` (sorted) whose value is not below ``key``."""
     while lo < hi:
@@ -426,7 +425,7 @@ def _lower_bound(idx, lo, hi, key):
     return lo
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _next_match(a_idx, pa, ea, b_idx, pb, eb):
     """Positions ``(qa, qb)`` of the first index common to the sorted ranges
     ``a_idx[pa:ea]`` and ``b_idx[pb:eb]``, or ``(ea, eb)`` when there is none.
@@ -456,7 +455,7 @@ def _build_dot(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     zero = types[2].type(0)
 
-    @njit(**JIT_OPTS)
+    @jit()
     def dot_rows(lo, hi, a_indptr, a_indices, a_vals, a_iso, b_indptr, b_indices, b_vals,
                  b_iso, m_indptr, m_indices, m_truthy, has_mvals, hit, out, counts):
         a0 = a_vals[0]

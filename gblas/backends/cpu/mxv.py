@@ -1,11 +1,11 @@
 """CPU (Numba) matrix-vector kernels over a semiring: masked pull SpMV and push SpMSpV.
 
 Structure shared by every CPU kernel
-    A kernel is a sequential ``@njit(nogil=True)`` function over a range of rows (or parts),
+    A kernel is a sequential ``@jit()`` function over a range of rows (or parts),
     ``rows(lo, hi, *arrays)``, built per (semiring, T, M, R) so that it closes over the
     semiring's compiled ``multiply`` (at T) and ``add`` (at R).  Small work calls it once
     from Python; large work runs it over one block per thread through a
-    ``@njit(parallel=True)`` driver (``prange`` over the blocks), built lazily from the rows
+    ``@jit(parallel=True)`` driver (``prange`` over the blocks), built lazily from the rows
     function by :func:`run_blocks`.  Compiling that driver costs 0.7 to 1 s per kernel
     (Numba 0.68, measured here), more than the sequential kernel itself (0.2 to 0.6 s), so
     inputs below the thresholds never pay for it, which keeps the test suite's compile time
@@ -39,11 +39,9 @@ Push (``y = A x`` with sparse ``x``, given ``AT`` = CSR of ``A``'s transpose)
 Index arrays are read through unsigned views (:func:`uindex`): Numba guards signed indices
 against negative wrap-around in every access, which halves the speed of the inner loop.
 
-Caching: kernels are cached in memory, per semiring, in :data:`_PULL` / :data:`_PUSH`.
-Numba's on-disk cache (``cache=True``) was tried and is not used: the cache key of a
-closure includes a pickle of its cell contents, and the operators' Numba dispatchers
-pickle with a random per-process UUID, so every new process misses the cache and writes
-one more file into ``__pycache__`` (measured with Numba 0.68).
+Caching: kernels are cached in memory, per semiring, in :data:`_PULL` / :data:`_PUSH`, and
+on disk by :mod:`.jitcache` (keyed by their definition), so a new process loads them
+instead of compiling.
 """
 
 from __future__ import annotations
@@ -53,20 +51,17 @@ from typing import Any
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
 from ..registry import VecData, register
 from ..rowcount import row_counts
+from .jitcache import jit
 from .prefetch import DISTANCE as PREFETCH_DISTANCE
 from .prefetch import prefetcher
 
 __all__ = ["KernelCache", "pull", "push", "row_bounds", "run_blocks", "semiring_parts",
            "uindex"]
 
-#: Options of every compiled kernel: no bounds checks, NumPy's division semantics.  No
-#: ``cache=True`` (it misses in every new process for these closures: module docstring),
-#: no ``fastmath`` (it would reorder float sums and break min/max NaN semantics).
-JIT_OPTS = {"boundscheck": False, "error_model": "numpy", "nogil": True}
 
 #: Push runs sequentially below this many (frontier entry, edge) pairs.
 PUSH_PARALLEL_WORK = 1 << 15
@@ -153,11 +148,11 @@ _DRIVERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _driver(rows):
-    """The ``@njit(parallel=True)`` driver running ``rows`` over blocks (cached)."""
+    """The ``@jit(parallel=True)`` driver running ``rows`` over blocks (cached)."""
     d = _DRIVERS.get(rows)
     if d is None:
 
-        @njit(parallel=True, **JIT_OPTS)
+        @jit(parallel=True)
         def driver(bounds, *args):
             for b in prange(bounds.size - 1):
                 rows(bounds[b], bounds[b + 1], *args)
@@ -179,7 +174,7 @@ def run_blocks(rows, bounds: np.ndarray, *args) -> None:
     _driver(rows)(bounds, *args)
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _row_bounds(indptr, nparts):
     """Row boundaries of ``nparts`` blocks of about equal cost ``nnz + nrows``."""
     n = indptr.size - 1
@@ -249,7 +244,7 @@ def _build_pull(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     zero = types[2].type(0)
 
-    @njit(**JIT_OPTS)
+    @jit()
     def pull_rows(lo, hi, indptr, indices, avals, iso, x, xpres, xall, allow, has_allow, out,
                   present):
         a0 = avals[0]
@@ -371,7 +366,7 @@ def pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
 # -------------------------------------------------------------------------------- push
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _span_from(indptr, indices, kk, lo, hi):
     """``(left, e)``: the entries of row ``kk`` of AT from its first index ``>= lo`` to
     the row's end (an empty span when no index falls in ``[lo, hi)``'s reach); the
@@ -395,7 +390,7 @@ def _build_push(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     prefetch = prefetcher()
 
-    @njit(**JIT_OPTS)
+    @jit()
     def push_seq(indptr, indices, avals, iso, xi, xv, allow, has_allow, out, flag, touched):
         """Sequential scatter; returns the number of rows touched (listed in touched)."""
         cnt = 0
@@ -466,7 +461,7 @@ def _parts_kernel(semiring: Any, types: tuple, selecting: bool):
     ident = _selecting_identity(semiring, R) if selecting else R.type(0)
     prefetch = prefetcher()
 
-    @njit(**JIT_OPTS)
+    @jit()
     def parts(lo_part, hi_part, indptr, indices, avals, iso, xi, xv, allow, has_allow,
               nrows, nparts, out, flag, counts):
         """Scatter into the rows of parts ``[lo_part, hi_part)`` of y (``nparts``
@@ -520,7 +515,7 @@ def _build_push_select(semiring: Any, types: tuple):
     return _parts_kernel(semiring, types, selecting=True)
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _compact_parts(lo_part, hi_part, nrows, nparts, flag, out, offsets, counts, idx, vals):
     """The ``counts[part]`` flagged rows of parts ``[lo_part, hi_part)`` and their values,
     written from ``offsets[part]`` on: every row is written and the position advances by

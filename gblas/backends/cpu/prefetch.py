@@ -22,6 +22,8 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .jitcache import jit
+
 __all__ = ["DISTANCE", "available", "prefetcher"]
 
 _LLVM = tuple(llvm_binding.llvm_version_info)
@@ -68,7 +70,7 @@ def prefetcher():
     first kernel that uses it is built, so ``import gblas`` compiles nothing)."""
     if not _CHOSEN:
 
-        @njit
+        @jit()
         def probe(a):
             for i in range(a.size):
                 _prefetch(a, i)

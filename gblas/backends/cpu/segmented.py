@@ -39,11 +39,10 @@ import threading
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..registry import VecData, register
+from .jitcache import jit
 from .mxv import (
-    JIT_OPTS,
     PULL_PARALLEL_COST,
     KernelCache,
     _as_bool,
@@ -64,7 +63,7 @@ _BOOL_DUMMY = np.zeros(1, dtype=np.bool_)
 # ------------------------------------------------------------------------ build passes
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _tile_counts(blo, bhi, bounds, indptr, indices, tile_rows, tile_cols, nrp, counts):
     """Entries per tile ``(column panel, row panel)`` of the rows of blocks [blo, bhi).
 
@@ -79,7 +78,7 @@ def _tile_counts(blo, bhi, bounds, indptr, indices, tile_rows, tile_cols, nrp, c
                 counts[b, cp * nrp + rp] += 1
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _group_pass(blo, bhi, bounds, indptr, indices, tile_rows, tile_cols, nrp, gtab, fill,
                 row_cur, nnz_cur, lptr, rowmap, new_indices, take, want_take):
     """Count (``fill`` False) or place (True) the runs ``(row, column panel)``.
@@ -120,7 +119,7 @@ def _group_pass(blo, bhi, bounds, indptr, indices, tile_rows, tile_cols, nrp, gt
                 k = k2
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _column_counts(indices, counts):
     for k in range(indices.size):
         counts[indices[k]] += 1
@@ -271,7 +270,7 @@ def build_groups(indptr: np.ndarray, indices: np.ndarray, tile_rows: int, tile_c
             "indices": new_indices.view(indices.dtype), "take": take if want_take else None}
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _relabel_two_runs(blo, bhi, bounds, indptr, indices, inv, split, out_idx, take,
                       want_take):
     """Relabel columns by ``inv`` when new ids below ``split`` and above it each keep the
@@ -337,7 +336,7 @@ def relabel_two_runs(indptr: np.ndarray, indices: np.ndarray, inv: np.ndarray, s
     return out.view(indices.dtype), (take if want_take else None)
 
 
-@njit(**JIT_OPTS)
+@jit()
 def _slices(group_rows, rowmap, block, fill, counts, lo, hi):
     """Count (``fill`` False) or emit the runs of each group's rows within one block."""
     for g in range(group_rows.size - 1):
@@ -419,7 +418,7 @@ def _build_grouped(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     zero = types[2].type(0)
 
-    @njit(**JIT_OPTS)
+    @jit()
     def group_rows(lo, hi, lptr, indices, avals, iso, x, xpres, xall, rowmap, allow,
                    has_allow, part, ppres, dense_rows):
         """Partials of local rows [lo, hi) (each has at least one entry)."""
@@ -461,7 +460,7 @@ def _build_grouped(semiring: Any, types: tuple):
                 part[r] = acc
                 ppres[r] = found
 
-    @njit(**JIT_OPTS)
+    @jit()
     def merge(blo, bhi, block_ptr, block_lo, block_hi, block, nrows, rowmap, part, ppres,
               dense_rows, out, present):
         """Fold the partials of destination blocks [blo, bhi) into ``out``."""

@@ -19,11 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
 from ..registry import VecData, register
+from .jitcache import jit
 from .mxv import (
-    JIT_OPTS,
     PULL_PARALLEL_COST,
     KernelCache,
     _as_bool,
@@ -43,7 +42,7 @@ def _build_shards(semiring: Any, types: tuple):
     mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
     zero = types[2].type(0)
 
-    @njit(**JIT_OPTS)
+    @jit()
     def fold(s, e, indices, avals, iso, x, xpres, xall):
         """``(found, acc)`` over entries [s, e), ``s < e`` (unsigned positions)."""
         a0 = avals[0]
@@ -71,7 +70,7 @@ def _build_shards(semiring: Any, types: tuple):
                 break
         return found, acc
 
-    @njit(**JIT_OPTS)
+    @jit()
     def parts(plo, phi, part_edges, part_rows, indptr, indices, avals, iso, x, xpres, xall,
               allow, has_allow, out, present, rep, rep_found):
         for p in range(plo, phi):
@@ -114,7 +113,7 @@ def _build_shards(semiring: Any, types: tuple):
                     out[i] = acc
                     present[i] = f
 
-    @njit(**JIT_OPTS)
+    @jit()
     def aggregate(part_rows, rep, rep_found, out, present):
         for p in range(1, part_rows.size - 1):
             if not rep_found[p]:

@@ -1,0 +1,129 @@
+"""The on-disk kernel cache: a new process loads what an earlier one compiled, keys tell
+definitions apart, and a corrupt or stale entry is rebuilt, never trusted."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from gblas.backends.cpu import jitcache
+from gblas.backends.cpu.jitcache import Unkeyable, definition_key
+
+# one pull and one push over a user semiring (its key comes from its source) and a built-in
+_SCRIPT = textwrap.dedent("""
+    import json
+    import numpy as np
+    import gblas as gb
+    from gblas.backends.cpu import jitcache
+
+    A = gb.Matrix.from_coo([0, 0, 1, 2, 3], [1, 2, 2, 3, 0], [1.0, 2.0, 3.0, 4.0, 5.0],
+                           shape=(4, 4))
+    x = gb.Vector.from_dense(np.array([1.0, 2.0, 3.0, 4.0]))
+    clip = gb.BinaryOp("clip_times", lambda a, b: min(a * b, 7.0))
+    sr = gb.Semiring("plus_clip", add=gb.monoids.plus, multiply=clip)
+    y1 = gb.mxv(A, x, sr).to_dense().tolist()
+    y2 = gb.mxv(A, x, "min_plus").to_dense().tolist()
+    f = gb.Vector.from_coo([1], [2.0], 4)
+    y3 = gb.vxm(f, A, "plus_times").to_dense().tolist()
+    print(json.dumps({"y": [y1, y2, y3], **jitcache.compile_stats()}))
+""")
+
+
+def _run(cache: Path | str) -> dict:
+    env = dict(os.environ, GBLAS_CACHE_DIR=str(cache))
+    out = subprocess.run([sys.executable, "-c", _SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=600, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+_EXPECTED = [[8.0, 7.0, 7.0, 5.0], [3.0, 6.0, 8.0, 6.0], [0.0, 0.0, 6.0, 0.0]]
+
+
+def test_second_process_loads_every_kernel(tmp_path):
+    first = _run(tmp_path)
+    assert first["y"] == _EXPECTED
+    assert first["misses"] > 0
+    second = _run(tmp_path)
+    assert second["y"] == _EXPECTED
+    assert second["misses"] == 0, second
+    assert second["hits"] == first["misses"] + first["hits"]
+
+
+def test_corrupt_entries_are_rebuilt(tmp_path):
+    first = _run(tmp_path)
+    files = sorted((tmp_path / "numba").iterdir())
+    assert files
+    for i, f in enumerate(files):  # flip bytes, truncate, or fill with garbage
+        data = f.read_bytes()
+        if i % 3 == 0:
+            f.write_bytes(data[: len(data) // 2])
+        elif i % 3 == 1:
+            f.write_bytes(b"\x80\x04garbage" * 10)
+        else:
+            b = bytearray(data)
+            b[len(b) // 2] ^= 0xFF
+            f.write_bytes(bytes(b))
+    again = _run(tmp_path)
+    assert again["y"] == _EXPECTED
+    assert again["misses"] == first["misses"] + first["hits"]  # nothing trusted
+    healed = _run(tmp_path)
+    assert healed["y"] == _EXPECTED
+    assert healed["misses"] == 0  # and every entry was rewritten
+
+
+def test_cache_off_compiles_in_memory(tmp_path):
+    res = _run("off")
+    assert res["y"] == _EXPECTED
+    assert res["hits"] == 0
+
+
+def test_keys_tell_definitions_apart():
+    k_add = definition_key(lambda a, b: a + b)
+    k_mul = definition_key(lambda a, b: a * b)
+    assert k_add != k_mul
+    assert definition_key(lambda a, b: a + b) == k_add  # the same definition, the same key
+
+    def closing(c):
+        return lambda a: a * c
+
+    assert definition_key(closing(2.0)) != definition_key(closing(3.0))
+    assert definition_key(closing(2.0)) == definition_key(closing(2.0))
+    # np.sqrt and np.exp differ only in the name they read
+    assert definition_key(lambda x: np.sqrt(x)) != definition_key(lambda x: np.exp(x))
+    assert definition_key(np.float32(1)) != definition_key(np.float64(1))
+
+
+_SCALE = 2.0
+
+
+def test_user_function_globals_are_in_its_key():
+    global _SCALE
+    f = eval("lambda a: a * _SCALE", {"_SCALE": 2.0})
+    g = eval("lambda a: a * _SCALE", {"_SCALE": 3.0})
+    assert definition_key(f) != definition_key(g)
+
+
+def test_unkeyable_closure_is_not_cached():
+    class Opaque:
+        pass
+
+    o = Opaque()
+    with pytest.raises(Unkeyable):
+        definition_key(lambda a: (a, o))
+
+
+def test_cache_stats_and_root(monkeypatch, tmp_path):
+    monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path / "c"))
+    assert jitcache.cache_root() == tmp_path / "c"
+    st = jitcache.cache_stats()
+    assert st["path"] == str(tmp_path / "c" / "numba")
+    monkeypatch.setenv("GBLAS_CACHE_DIR", "off")
+    assert jitcache.cache_root() is None
+    assert jitcache.cache_dir() is None
