@@ -16,9 +16,13 @@ and returns what SciPy returns: float64 distances (``inf`` when unreachable), in
 predecessors (``-9999`` for none), int32 labels and orders, shapes following
 ``indices`` (a scalar gives 1-D rows).
 
-Shortest paths are one batched Bellman-Ford over (min, +) for all the sources at once
-(:mod:`gblas.algorithms.sssp`), or delta-stepping for a single source on non-negative
-weights (what ``dijkstra(G, indices=i)`` usually asks), components FastSV or the
+Shortest paths on non-negative weights are a binary-heap Dijkstra per source where the
+planner estimates it faster (graphs many hops deep: meshes, road networks; the rule is
+:func:`gblas.planner.plan_shortest_paths`, and :func:`paths_plan` shows its choice for
+a call), else one batched Bellman-Ford over (min, +) for all the sources at once
+(:mod:`gblas.algorithms.sssp`), or delta-stepping for a single source (what
+``dijkstra(G, indices=i)`` usually asks); negative weights always take the (min, +)
+path.  Components FastSV or the
 coloring SCC algorithm (:mod:`gblas.algorithms.components`), and the BFS a sequence of
 masked products.
 
@@ -76,7 +80,8 @@ from .exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 
 __all__ = [
     "NegativeCycleError", "bellman_ford", "breadth_first_order", "breadth_first_tree",
-    "connected_components", "dijkstra", "floyd_warshall", "johnson", "shortest_path",
+    "connected_components", "dijkstra", "floyd_warshall", "johnson", "paths_plan",
+    "shortest_path",
 ]
 
 NULL = -9999
@@ -242,6 +247,48 @@ def _shape(out: np.ndarray, prefix: tuple, n: int) -> np.ndarray:
     return out.reshape(prefix + (n,))
 
 
+def paths_plan(A, sources: np.ndarray, negative: bool):
+    """The planner's choice of method for shortest paths from ``sources`` on the
+    prepared graph ``A`` (:func:`gblas.planner.plan_shortest_paths`): ``"heap"`` (Dijkstra
+    per source) or ``"semiring"`` (the (min, +) products of :mod:`gblas.algorithms.sssp`).
+
+    The caller's probe, one BFS in hops from the first source (``O(n + m)``), gives the
+    planner the graph's depth and the size of the reached part.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gblas import Matrix
+    >>> from gblas.csgraph import paths_plan
+    >>> A = Matrix.from_coo(np.arange(99), np.arange(1, 100), np.ones(99), shape=(100, 100))
+    >>> paths_plan(A, np.array([0, 1, 2]), negative=False).direction
+    'heap'
+    """
+    from .backends.registry import get_kernel, has_kernel
+    from .planner import hardware, plan_shortest_paths
+
+    n = A.shape[0]
+    depth = reached = None
+    if not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
+        csr = A.csr()
+        depth, reached = get_kernel("bfs_depth", "csr", A.device)(
+            csr.indptr, csr.indices, int(sources[0]))
+    return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
+                               negative=negative, device=A.device,
+                               threads=hardware.detect().threads,
+                               batch=max(1, _BATCH_ENTRIES // max(n, 1)))
+
+
+def _heap_paths(A, sources: np.ndarray, limit):
+    """Distances and predecessors by the device's heap Dijkstra kernel."""
+    from .backends.registry import get_kernel
+
+    csr = A.csr()
+    return get_kernel("sssp", "csr", A.device, "heap")(
+        csr.indptr, csr.indices, csr.dense_values(), sources,
+        np.inf if limit is None else limit)
+
+
 def _paths(A, call: str, *, indices, return_predecessors, unweighted, limit=None,
            global_check=False):
     """Distances (and predecessors) from ``indices`` on the prepared graph ``A``."""
@@ -250,6 +297,11 @@ def _paths(A, call: str, *, indices, return_predecessors, unweighted, limit=None
     negative = (not unweighted) and _negative_weights(A)
     if global_check and negative and _has_negative_cycle(A):
         raise NegativeCycleError(f"{call}: negative cycle detected in the graph.")
+    if paths_plan(A, src, negative).direction == "heap":
+        dist, pred = _heap_paths(A, src, limit)
+        if not return_predecessors:
+            return _shape(dist, prefix, n)
+        return _shape(dist, prefix, n), _shape(pred, prefix, n)
     dist, rows = _distances(A, src, call, None if negative else limit,
                             nonnegative=not negative)
     if limit is not None and negative:

@@ -550,3 +550,74 @@ def _dot_work(mask_csr, a_row, b_col) -> float:
 def plan_elementwise(op: str, device: str, what: str = "vectorized array operation") -> Plan:
     """Plan an elementwise/structural operation: array kernels on the operands' device."""
     return Plan(op, "array", "-", device, _kernel_name(op, "array", device, ""), (), 0, what)
+
+
+# ------------------------------------------------------------------ shortest paths
+
+#: Label setting (binary-heap Dijkstra, ``backends/cpu/paths.py``): ns per edge scanned
+#: and per heap operation times ``log2`` of the heap size (2-core CPU, luxembourg-osm and
+#: delaunay-n16).
+HEAP_NS_EDGE = 4.0
+HEAP_NS_PUSH = 6.0
+#: The (min, +) product path (:mod:`gblas.algorithms.sssp`): seconds of fixed cost per
+#: step (one product and its masks / write-backs: delta-stepping's four calls, or the
+#: batched Bellman-Ford's five), and ns per edge relaxed.
+SEMIRING_STEP_S = 4e-4
+SEMIRING_NS_EDGE = 6.0
+
+
+def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
+                        reached: int | None, negative: bool, device: str,
+                        threads: int, batch: int) -> Plan:
+    """Choose the method of a multi-source shortest-path call: ``heap`` (Dijkstra per
+    source, label setting) or ``semiring`` (delta-stepping / batched Bellman-Ford over
+    (min, +) products).
+
+    The rule, in order:
+
+    1. negative weights, or no ``("sssp", "csr", device, "heap")`` kernel (the GPU):
+       **semiring** (label setting needs weights ``>= 0``);
+    2. otherwise the estimated times, from ``depth`` and ``reached`` (a BFS in hops from
+       the first source, run by the caller: ``O(n + m)``, cheaper than either method):
+
+       * heap: ``sources * (e * HEAP_NS_EDGE + r * log2(r) * HEAP_NS_PUSH)`` over
+         ``min(sources, threads)`` threads, with ``r = reached`` and ``e`` the edges of
+         the reached part (``nnz * r / n``);
+       * semiring: ``batches * (depth + 1) * SEMIRING_STEP_S`` (a product per level of
+         hops at least) plus ``sources * e * SEMIRING_NS_EDGE / threads``;
+
+       the smaller wins.  Power-law graphs are a few hops deep and their products amortize
+       the fixed cost; meshes and road networks are hundreds to thousands of hops deep,
+       where the heap settles each vertex once.
+
+    Examples
+    --------
+    >>> plan_shortest_paths(114_599, 239_332, 1, depth=1000, reached=114_599,
+    ...                     negative=False, device="cpu", threads=2, batch=146).direction
+    'heap'
+    >>> plan_shortest_paths(10, 20, 1, depth=2, reached=10, negative=True, device="cpu",
+    ...                     threads=2, batch=10).direction
+    'semiring'
+    """
+    details = {"sources": sources, "depth": depth, "reached": reached}
+    if negative:
+        return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device,
+                    (), 0, "negative weights: Bellman-Ford over (min, +)", details)
+    if not has_kernel("sssp", "csr", device, "heap") or depth is None or reached is None:
+        return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device,
+                    (), 0, f"no label-setting kernel on {device}", details)
+    r = max(int(reached), 1)
+    e = float(nnz) * r / max(n, 1)
+    heap_s = sources * (e * HEAP_NS_EDGE + r * np.log2(r + 1) * HEAP_NS_PUSH) * 1e-9 / max(
+        1, min(sources, threads))
+    batches = -(-sources // max(batch, 1))
+    semi_s = (batches * (depth + 1) * SEMIRING_STEP_S
+              + sources * e * SEMIRING_NS_EDGE * 1e-9 / max(threads, 1))
+    details.update(heap_s=heap_s, semiring_s=semi_s)
+    if heap_s <= semi_s:
+        return Plan("shortest_paths", "csr", "heap", device, "sssp/csr/" + device + "/heap",
+                    (), 0, f"heap Dijkstra {heap_s:.3g} s <= (min, +) products {semi_s:.3g} s "
+                    f"({depth} hops deep, {r} reached)", details)
+    return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device, (), 0,
+                f"(min, +) products {semi_s:.3g} s < heap Dijkstra {heap_s:.3g} s "
+                f"({depth} hops deep, {r} reached)", details)

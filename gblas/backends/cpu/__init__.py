@@ -5,11 +5,22 @@ Modules, one per operation family: :mod:`.mxv` (pull SpMV, push SpMSpV), :mod:`.
 the cache-aware formats built on :mod:`.mxv`'s helpers: :mod:`.segmented` (grouped rows:
 segmented CSR), :mod:`.heavy_light` (heavy/light 2D tiles) and :mod:`.shards`
 (replicated shards, edge-balanced parts), and :mod:`.merge` (linear-time union and
-intersection of sorted patterns).  A new kernel module joins the import line and
-``__all__`` below.
+intersection of sorted patterns) and :mod:`.paths` (heap Dijkstra per source).  A new
+kernel module joins the import line and ``__all__`` below.
 """
 
-from . import arrays, elementwise, heavy_light, merge, mxm, mxv, segmented, shards, vector_kernels
+from . import (
+    arrays,
+    elementwise,
+    heavy_light,
+    merge,
+    mxm,
+    mxv,
+    paths,
+    segmented,
+    shards,
+    vector_kernels,
+)
 
-__all__ = ["arrays", "elementwise", "heavy_light", "merge", "mxm", "mxv", "segmented", "shards",
-           "vector_kernels"]
+__all__ = ["arrays", "elementwise", "heavy_light", "merge", "mxm", "mxv", "paths", "segmented",
+           "shards", "vector_kernels"]
