@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from .jitcache import jit
 
 __all__ = ["csr_union", "csr_intersect", "csr_member", "union_sorted", "intersect_sorted",
            "member_sorted", "PARALLEL_ENTRIES"]
-
-_OPTS = {"boundscheck": False, "error_model": "numpy", "nogil": True}
 
 #: Operands with at least this many entries together are merged by parallel loops.
 PARALLEL_ENTRIES = 1 << 17
@@ -46,7 +46,7 @@ UNION, INTERSECT = 0, 1
 # ----------------------------------------------------------------------- per-row merges
 
 
-@njit(**_OPTS)
+@jit()
 def _count(a, alo, ahi, b, blo, bhi, mode):
     """Output entries of the merge of ``a[alo:ahi]`` and ``b[blo:bhi]`` (sorted, unique)."""
     i, j, c = alo, blo, 0
@@ -70,7 +70,7 @@ def _count(a, alo, ahi, b, blo, bhi, mode):
     return c
 
 
-@njit(**_OPTS)
+@jit()
 def _fill(a, alo, ahi, b, blo, bhi, mode, out, pa, pb, t):
     """Write the merge at ``out[t:]`` with the source positions; returns the end."""
     i, j = alo, blo
@@ -114,7 +114,7 @@ def _fill(a, alo, ahi, b, blo, bhi, mode, out, pa, pb, t):
     return t
 
 
-@njit(**_OPTS)
+@jit()
 def _member_row(a, alo, ahi, b, blo, bhi, pos):
     """``pos[i]`` = the position of ``a[i]`` in ``b[blo:bhi]``, or -1 (both sorted)."""
     j = blo
@@ -128,39 +128,39 @@ def _member_row(a, alo, ahi, b, blo, bhi, pos):
 # ------------------------------------------------------------------- over all the rows
 
 
-@njit(**_OPTS)
+@jit()
 def _count_rows_seq(a_ptr, a_idx, b_ptr, b_idx, mode, counts):
     for r in range(counts.size):
         counts[r] = _count(a_idx, a_ptr[r], a_ptr[r + 1], b_idx, b_ptr[r], b_ptr[r + 1], mode)
 
 
-@njit(parallel=True, **_OPTS)
+@jit(parallel=True)
 def _count_rows_par(a_ptr, a_idx, b_ptr, b_idx, mode, counts):
     for r in prange(counts.size):
         counts[r] = _count(a_idx, a_ptr[r], a_ptr[r + 1], b_idx, b_ptr[r], b_ptr[r + 1], mode)
 
 
-@njit(**_OPTS)
+@jit()
 def _fill_rows_seq(a_ptr, a_idx, b_ptr, b_idx, mode, c_ptr, out, pa, pb):
     for r in range(c_ptr.size - 1):
         _fill(a_idx, a_ptr[r], a_ptr[r + 1], b_idx, b_ptr[r], b_ptr[r + 1], mode, out, pa,
               pb, c_ptr[r])
 
 
-@njit(parallel=True, **_OPTS)
+@jit(parallel=True)
 def _fill_rows_par(a_ptr, a_idx, b_ptr, b_idx, mode, c_ptr, out, pa, pb):
     for r in prange(c_ptr.size - 1):
         _fill(a_idx, a_ptr[r], a_ptr[r + 1], b_idx, b_ptr[r], b_ptr[r + 1], mode, out, pa,
               pb, c_ptr[r])
 
 
-@njit(**_OPTS)
+@jit()
 def _member_rows_seq(a_ptr, a_idx, b_ptr, b_idx, pos):
     for r in range(a_ptr.size - 1):
         _member_row(a_idx, a_ptr[r], a_ptr[r + 1], b_idx, b_ptr[r], b_ptr[r + 1], pos)
 
 
-@njit(parallel=True, **_OPTS)
+@jit(parallel=True)
 def _member_rows_par(a_ptr, a_idx, b_ptr, b_idx, pos):
     for r in prange(a_ptr.size - 1):
         _member_row(a_idx, a_ptr[r], a_ptr[r + 1], b_idx, b_ptr[r], b_ptr[r + 1], pos)

@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from .jitcache import jit
 
 __all__ = ["dijkstra", "bfs_depth", "NULL"]
-
-_OPTS = {"boundscheck": False, "error_model": "numpy", "nogil": True}
 
 #: SciPy's "no predecessor".
 NULL = -9999
@@ -41,7 +41,7 @@ _NEVER = np.uint64(np.iinfo(np.uint64).max)
 _SETTLED = np.uint64(np.iinfo(np.uint64).max - 1)
 
 
-@njit(**_OPTS)
+@jit()
 def _sift_up(heap, pos, key, i):
     v = heap[i]
     kv = key[v]
@@ -58,7 +58,7 @@ def _sift_up(heap, pos, key, i):
     pos[v] = i
 
 
-@njit(**_OPTS)
+@jit()
 def _sift_down(heap, pos, key, size, i):
     v = heap[i]
     kv = key[v]
@@ -80,7 +80,7 @@ def _sift_down(heap, pos, key, size, i):
     pos[v] = i
 
 
-@njit(**_OPTS)
+@jit()
 def _one_source(indptr, indices, weights, s, limit, dist, pred):
     """Dijkstra from ``s`` into the rows ``dist`` (all ``inf``) and ``pred`` (``NULL``).
 
@@ -120,13 +120,13 @@ def _one_source(indptr, indices, weights, s, limit, dist, pred):
                 _sift_up(heap, pos, dist, pv)
 
 
-@njit(**_OPTS)
+@jit()
 def _many_seq(indptr, indices, weights, sources, limit, dist, pred):
     for b in range(sources.shape[0]):
         _one_source(indptr, indices, weights, sources[b], limit, dist[b], pred[b])
 
 
-@njit(parallel=True, **_OPTS)
+@jit(parallel=True)
 def _many_par(indptr, indices, weights, sources, limit, dist, pred):
     for b in prange(sources.shape[0]):
         _one_source(indptr, indices, weights, sources[b], limit, dist[b], pred[b])
@@ -180,7 +180,7 @@ def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
     return dist, pred
 
 
-@njit(**_OPTS)
+@jit()
 def _bfs_depth(indptr, indices, s, n):
     level = np.full(n, -1, np.int64)
     queue = np.empty(n, np.int64)
