@@ -4,8 +4,8 @@ A kernel is compiled the first time a call needs it for its semiring and dtypes;
 compiled code is kept in the kernel cache (:mod:`gblas.backends.cpu.jitcache`), so each
 kernel is compiled once per machine.  :func:`warmup` makes those first calls up front: the
 algorithms of :mod:`gblas.algorithms` on a small and a medium graph (the medium one takes
-the parallel paths), and ``mxv`` / ``vxm`` over the common semirings and dtypes, on every
-CPU format.
+the parallel paths) in float64 and float32, PageRank on every CPU format, and ``mxv`` /
+``vxm`` (pull and push) over the common semirings and dtypes.
 
 Examples
 --------
@@ -27,12 +27,13 @@ __all__ = ["WarmupTask", "warmup", "warmup_tasks", "COMMON_SEMIRINGS", "COMMON_D
 
 #: Semirings compiled for every dtype in :data:`COMMON_DTYPES` (those the algorithms and
 #: most user code run).
-COMMON_SEMIRINGS = ("plus_times", "min_plus", "max_times", "plus_first", "plus_second",
-                    "min_first", "min_second", "any_pair", "plus_pair", "lor_land")
-#: Value types of :data:`COMMON_SEMIRINGS`' warm-up.
-COMMON_DTYPES = ("float64", "float32", "int64", "bool")
+COMMON_SEMIRINGS = ("plus_times", "min_plus", "max_times", "any_pair", "plus_pair")
+#: Value types of the warm-up: the algorithms run on both, the semirings on each.
+COMMON_DTYPES = ("float64", "float32")
 
-_CPU_FORMATS = ("csr", "segmented", "shards", "heavy_light")
+#: The CPU formats besides CSR that the planner builds for large graphs (PageRank's product
+#: is compiled on each).
+_CPU_FORMATS = ("segmented", "shards", "heavy_light")
 
 
 @dataclass(frozen=True)
@@ -81,7 +82,7 @@ def _algorithm_tasks() -> list[WarmupTask]:
     from . import algorithms as alg
 
     def directed(fn):
-        return lambda: [fn(A) for A in _matrices()]
+        return lambda: [fn(A) for dt in COMMON_DTYPES for A in _matrices(dt)]
 
     def undirected(fn):
         return lambda: [fn(_undirected(S)) for S in _graphs().values()]
@@ -96,7 +97,16 @@ def _algorithm_tasks() -> list[WarmupTask]:
         WarmupTask("triangle_count", undirected(alg.triangle_count)),
         WarmupTask("core_number", undirected(alg.core_number)),
         WarmupTask("label_propagation", undirected(alg.label_propagation)),
+        WarmupTask("pagerank on each format", lambda: [
+            _pinned(fmt, alg.pagerank, A) for fmt in _CPU_FORMATS for A in _matrices()]),
     ]
+
+
+def _pinned(fmt: str, fn, *args):
+    import gblas as gb
+
+    with gb.config(format=fmt):
+        return fn(*args)
 
 
 def _semiring_tasks() -> list[WarmupTask]:
@@ -110,9 +120,7 @@ def _semiring_tasks() -> list[WarmupTask]:
                     ids = np.arange(0, n, 97)
                     x = gb.Vector.from_dense(np.ones(n, dtype=dt))
                     f = gb.Vector.from_coo(ids, np.ones(ids.size, dtype=dt), n)
-                    for fmt in _CPU_FORMATS:
-                        with gb.config(format=fmt):
-                            _try(gb.mxv, A, x, name)
+                    _try(gb.mxv, A, x, name)
                     _try(gb.mxv, A, f, name)
                     _try(gb.vxm, f, A, name)
         return run
