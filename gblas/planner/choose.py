@@ -566,6 +566,13 @@ SEMIRING_STEP_S = 4e-4
 SEMIRING_NS_EDGE = 6.0
 
 
+def _has_heap_kernel(device: str) -> bool:
+    try:
+        return has_kernel("sssp", "csr", device, "heap")
+    except ImportError:  # a device backend that cannot load here has no kernel
+        return False
+
+
 def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
                         reached: int | None, negative: bool, device: str,
                         threads: int, batch: int) -> Plan:
@@ -603,7 +610,7 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
     if negative:
         return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device,
                     (), 0, "negative weights: Bellman-Ford over (min, +)", details)
-    if not has_kernel("sssp", "csr", device, "heap") or depth is None or reached is None:
+    if depth is None or reached is None or not _has_heap_kernel(device):
         return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device,
                     (), 0, f"no label-setting kernel on {device}", details)
     r = max(int(reached), 1)
