@@ -89,3 +89,10 @@ def test_pagerank_step_kernel(device, n, with_p, with_pres):
     again = host(step(dev(y), dev(ypres), dev(p), 1.0 / n, dev(r), dev(w), alpha,
                       xp.asarray([0.0, m]), xp.empty(n), xp.empty(n)))
     assert np.array_equal(st, again)
+
+
+def test_read_async(device):
+    xp = xp_for(device)
+    arr = xp.asarray([1.5, -2.0])
+    got = get_kernel("read_async", "array", device)(arr).result()
+    assert isinstance(got, np.ndarray) and got.tolist() == [1.5, -2.0]

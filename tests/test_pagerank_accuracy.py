@@ -162,7 +162,8 @@ def test_gpu_pagerank_equals_cpu(name):
         cpu = pagerank(A, **kw).to_dense()
         g = pagerank(Ag, **kw)
         assert g.device == "gpu" and type(g._data.values).__module__.startswith("cupy")
-        np.testing.assert_allclose(g.to("cpu").to_dense(), cpu, rtol=1e-9, atol=1e-15)
+        # sums folded in another order may stop one iteration apart: within the L1 change
+        np.testing.assert_allclose(g.to("cpu").to_dense(), cpu, rtol=0, atol=1e-6)
 
 
 @pytest.mark.gpu
@@ -177,7 +178,7 @@ def test_gpu_pagerank_weighted_and_device_personalization():
     cpu = pagerank(W, personalization=p).to_dense()
     for pg in (cp.asarray(p), gb.Vector.from_dense(cp.asarray(p)), p):
         got = pagerank(W.to("gpu"), personalization=pg).to("cpu").to_dense()
-        np.testing.assert_allclose(got, cpu, rtol=1e-9, atol=1e-15)
+        np.testing.assert_allclose(got, cpu, rtol=0, atol=1e-6)
 
 
 @pytest.mark.gpu

@@ -25,7 +25,8 @@ by up to 1e-2, on 37K-vertex email-Enron at ``tol=1e-4``).
 Floor of one iteration: the product's kernel time plus the vector pass's bytes, 41 bytes
 per vertex (read ``y`` with its flags, ``r``, ``w``; write ``r'``, ``s'``; 49 with a
 personalization vector), i.e. 0.06 ms at Kronecker 22 (4.2M vertices) on an H100's
-~3 TB/s, and one 16-byte read back to the host.
+~3 TB/s, and one 16-byte read back to the host.  Measured at Kronecker 24 on an H100:
+2.07 ms per iteration against that floor's 1.99 (``benchmarks/results/pagerank_gpu.md``).
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     [0.3175, 0.3175, 0.3175, 0.0476]
     >>> r = gb.algorithms.pagerank(A, tol=1e-6, criterion="networkx")
     """
-    from .. import Vector, apply, config, mxv
+    from .. import Vector, config, mxv
     from ..backends.registry import VecData, get_kernel
 
     call = "pagerank"
@@ -206,43 +207,62 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     # d = A (+.x) 1: the weighted out-degree (plus_pair, the entry count, for a pattern);
     # dangling vertices get no entry
     d = mxv(A, Vector.full(n, 1.0, device=dev), "plus_pair" if A.dtype == np.bool_ else mul)
-    # w<d> = alpha ./ d, 0 elsewhere: the value mask leaves zero-weight rows dangling, as
-    # NetworkX does; w == 0 marks the dangling vertices below
-    w = xp.asarray(apply(d, "div", left=alpha, mask=d.V).to_dense(fill=0), dtype=f64)
+    dd = d.dense_data()
+    dv = dd.values.astype(f64, copy=False)
+    # w = alpha ./ d where d has a nonzero entry, 0 elsewhere: zero-weight rows are
+    # dangling, as in NetworkX; w == 0 marks the dangling vertices below
+    ok = dv != 0 if dd.present is None else dd.present & (dv != 0)
+    w = xp.where(ok, alpha / xp.where(ok, dv, 1.0), 0.0)
+    del d, dd, dv, ok
     # p: the teleport distribution (None: uniform 1/n, read as a scalar)
     p = None if personalization is None else _personalization(personalization, n, call, dev)
-    # r = 1/n; s = r .* w (each vertex's damped rank per unit of out-weight)
-    r = xp.full(n, 1.0 / n)
-    s = r * w
-    # state = [L1 change, m]: m = sum(r over dangling), kept on the device
-    state = xp.zeros(2)
-    state[1] = xp.count_nonzero(w == 0) / n
-    state_next, r_next = xp.empty(2), xp.empty(n)
+    # r_0 = 1/n; s = r .* w (each vertex's damped rank per unit of out-weight)
+    rbuf = [xp.full(n, 1.0 / n), xp.empty(n)]  # r_k lives in rbuf[k % 2]
+    s = w * (1.0 / n)
+    # state_k = [|r_k - r_{k-1}|_1, m_k]: m_k = sum(r_k over dangling), on the device
+    sbuf = [xp.zeros(2), xp.empty(2)]
+    sbuf[0][1] = xp.count_nonzero(w == 0) / n
     s_vec = Vector(VecData(n, None, s, None), f64, dev)  # s is rewritten in place
     step = get_kernel("pagerank_step", "array", dev)
+    read = get_kernel("read_async", "array", dev)
     AT = A.T
+
+    def launch(k: int):
+        """Queue iteration k (r_{k-1} -> r_k); returns the pending read of state_k."""
+        # y = A' (+.x) s: the pull SpMV, each vertex gathers from its in-neighbours
+        y = mxv(AT, s_vec, mul).dense_data()
+        yv = y.values if y.values.dtype == f64 else y.values.astype(f64)
+        # r_k = y + (alpha m + 1 - alpha) p; s = r_k .* w; state_k (one fused pass)
+        step(yv, y.present, p, 1.0 / n, rbuf[(k - 1) % 2], w, alpha, sbuf[(k - 1) % 2],
+             rbuf[k % 2], s, sbuf[k % 2])
+        return read(sbuf[k % 2])
+
+    # on the GPU iteration k+1 is queued before iteration k's L1 change is read (the
+    # one wait per iteration then overlaps the next product's launch); r_{k+1} goes to
+    # r_{k-1}'s buffer, so r_k is intact when k is the last
+    ahead = dev == "gpu"
     err, errs = math.inf, []
     with contextlib.ExitStack() as hint, \
             Progress(call, enabled=progress, total=max_iter) as report:
+        pending = launch(1)
         for it in range(1, max_iter + 1):
-            # y = A' (+.x) s: the pull SpMV, each vertex gathers from its in-neighbours
-            y = mxv(AT, s_vec, mul).dense_data()
-            yv = y.values if y.values.dtype == f64 else y.values.astype(f64)
-            # r' = y + (alpha m + 1 - alpha) p; s' = r' .* w; [|r' - r|_1, m'] (one pass)
-            step(yv, y.present, p, 1.0 / n, r, w, alpha, state, r_next, s, state_next)
-            r, r_next, state, state_next = r_next, r, state_next, state
-            err = float(state[0])  # the iteration's one read back from the device
+            following = launch(it + 1) if ahead and it < max_iter else None
+            err = float(pending.result()[0])  # the iteration's one read back
             errs.append(err)
             report.update(it, f"L1 change {err:.2e}")
             if err < limit:
                 report.close(f"{it} iterations, L1 change {err:.2e}")
-                return Vector(VecData(n, None, r, None), f64, dev)
-            if it == 2 and it < max_iter:
+                return Vector(VecData(n, None, rbuf[it % 2], None), f64, dev)
+            if it == max_iter:
+                break
+            if it == 2:
                 # the products still to come, told to the planner once (its plan memo
                 # stays valid for the rest of the loop)
                 left = _remaining(errs, limit, alpha, max_iter - it)
                 hint.enter_context(config(expected_uses=left))
+            pending = following if ahead else launch(it + 1)
         report.close(f"no convergence, L1 change {err:.2e}")
+    r = rbuf[max_iter % 2]
     rule = "n * tol" if criterion == "networkx" else "tol"
     raise PowerIterationFailedConvergence(
         f"{call}: no convergence within max_iter={max_iter} iterations (L1 change {err:.3g}, "

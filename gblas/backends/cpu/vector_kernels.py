@@ -22,7 +22,7 @@ import numpy as np
 
 from ..registry import register
 
-__all__ = ["pagerank_step"]
+__all__ = ["pagerank_step", "read_async"]
 
 _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
 _EMPTY_F64 = np.zeros(0, dtype=np.float64)
@@ -96,3 +96,27 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     state_out[0] = err
     state_out[1] = m
     return state_out
+
+
+class _Done:
+    """A value already on the host (the CPU kernels are synchronous)."""
+
+    __slots__ = ("_arr",)
+
+    def __init__(self, arr) -> None:
+        self._arr = arr
+
+    def result(self) -> np.ndarray:
+        return self._arr
+
+
+@register("read_async", "array", "cpu")
+def read_async(arr) -> _Done:
+    """The CPU side of ``("read_async", "array", dev)``: ``.result()`` is ``arr`` itself.
+
+    Examples
+    --------
+    >>> read_async(np.array([1.0, 2.0])).result().tolist()
+    [1.0, 2.0]
+    """
+    return _Done(arr)

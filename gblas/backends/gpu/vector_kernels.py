@@ -21,7 +21,7 @@ import numpy as np
 from ..registry import register
 from . import _cuda
 
-__all__ = ["pagerank_step"]
+__all__ = ["pagerank_step", "read_async"]
 
 _BLOCK = 256
 #: Blocks per multiprocessor of the step (a grid-stride loop covers the rest).
@@ -162,3 +162,37 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
         np.float64(p_uniform), r, w, np.float64(alpha), np.int64(n), state_in, r_new, s_new,
         state_out, partials, ticket))
     return state_out
+
+
+class _PendingRead:
+    """An asynchronous copy of a small device array into pinned host memory."""
+
+    __slots__ = ("_host", "_mem", "_event")
+
+    def __init__(self, arr) -> None:
+        import cupy as cp
+
+        nbytes = arr.nbytes
+        self._mem = cp.cuda.alloc_pinned_memory(nbytes)
+        self._host = np.frombuffer(self._mem, arr.dtype, arr.size)
+        stream = cp.cuda.get_current_stream()
+        cp.cuda.runtime.memcpyAsync(self._host.ctypes.data, arr.data.ptr, nbytes,
+                                    cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+        self._event = cp.cuda.Event(block=False, disable_timing=True)
+        self._event.record(stream)
+
+    def result(self) -> np.ndarray:
+        """The values, once the copy (and the work queued before it) is done."""
+        self._event.synchronize()
+        return self._host
+
+
+@register("read_async", "array", "gpu")
+def read_async(arr) -> _PendingRead:
+    """Start copying a small device array to the host; ``.result()`` waits for it.
+
+    The copy is queued on the current stream behind the work that computes ``arr``, so
+    the host can queue more work before it waits (an iteration can be launched while the
+    previous one's convergence scalar is on its way).
+    """
+    return _PendingRead(arr)
