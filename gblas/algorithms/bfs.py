@@ -4,7 +4,10 @@ Notation: ``A`` is the adjacency matrix (``A(i, j)`` present for an edge ``i -> 
 ``q`` the frontier, ``v`` the visited set (the levels found so far), ``p`` the parents.
 One step is one product ``q<!v> = A' q`` over a semiring: the unvisited out-neighbours of
 the frontier.  The planner picks push (SpMSpV, sparse frontier) or pull (masked SpMV,
-dense frontier) for every step: direction optimization comes with the API.
+dense frontier) for every step: direction optimization comes with the API.  Unless a
+format or direction is pinned, the planner (:func:`gblas.planner.traversal.plan_bfs`) runs
+the same two steps as one fused kernel per level instead, with nothing done on the host
+inside a level; ``gb.explain(gb.algorithms.bfs, A, source)`` shows which.
 """
 
 from __future__ import annotations
@@ -94,6 +97,9 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     A = _square_matrix(A, call)
     n = A.shape[0]
     source = _vertex(source, n, call, "source")
+    plan = _plan(A, source, parents=parents)
+    if plan.kernel:
+        return _fused(A, source, parents, plan, progress)
     AT = A.T
     dev = A.device  # every vector lives where the matrix does
     # v(s) = 0: the visited set, holding each vertex's level
@@ -132,3 +138,35 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
             report.update(depth, f"frontier {nq:,}, visited {levels.nvals:,}")
         report.close(f"{depth - 1} levels, {levels.nvals:,} reached")
     return (levels, parent) if parents else levels
+
+
+def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
+    """The Plan of ``bfs(A, source, parents=...)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.traversal import plan_bfs
+
+    return plan_bfs(_square_matrix(A, "bfs"), parents, config.current())
+
+
+bfs.__gblas_plan__ = _plan
+
+
+def _fused(A, source: int, parents: bool, plan, progress: bool):
+    """Levels (and parents) from the plan's fused kernel, as Vectors without the
+    unreached vertices (its levels run in compiled code: progress reports the total)."""
+    from .. import Vector
+    from ..backends.registry import get_kernel
+
+    kernel = get_kernel(*plan.kernel_key)
+    get_AT = (lambda: A.csr(transposed=True)) if plan.details["pull"] else None
+    with Progress("bfs", enabled=progress) as report:
+        level, parent, stats = kernel(A.csr(), get_AT, source, parents)
+        report.close(f"{stats['levels']} levels ({stats['push']} push, {stats['pull']} "
+                     f"pull) in one fused kernel")
+    # v = level where level >= 0: the reached vertices
+    reached = level >= 0
+    levels = Vector.from_dense(level, dtype=np.int64, present=reached)
+    if not parents:
+        return levels
+    # p = parent where reached
+    return levels, Vector.from_dense(parent, present=reached)

@@ -209,6 +209,8 @@ def explain(func, *args, **kwargs) -> Plan:
     'pull'
     """
     prep = _PREPARERS.get(func)
+    if prep is None and hasattr(func, "__gblas_plan__"):  # an algorithm that plans itself
+        return func.__gblas_plan__(*args, **kwargs)
     if prep is None:
         from .elementwise import elementwise_plan
 

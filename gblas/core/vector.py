@@ -40,8 +40,9 @@ class Vector:
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_dense(cls, values, dtype=None) -> Vector:
-        """A Vector with every entry present, from a 1-D array (NumPy or CuPy).
+    def from_dense(cls, values, dtype=None, *, present=None) -> Vector:
+        """A Vector from a 1-D array (NumPy or CuPy): every entry present, or those that
+        ``present`` marks.
 
         A CuPy array gives a Vector on the GPU: the copy is made on the device, nothing
         goes through the host.  The values are always copied (later writes to ``values``
@@ -53,6 +54,9 @@ class Vector:
             1-D values.
         dtype : optional
             Value dtype (default: the array's).
+        present : array_like of bool, optional
+            Which entries exist (same length and device as ``values``); the values where
+            it is False are ignored.  Default: all.
 
         Examples
         --------
@@ -61,16 +65,34 @@ class Vector:
         3
         >>> gb.Vector.from_dense([1, 2], dtype="float32").dtype.name
         'float32'
+        >>> gb.Vector.from_dense([5, 6, 7], present=[True, False, True]).to_coo()[0].tolist()
+        [0, 2]
         """
+        call = "Vector.from_dense"
         device = device_of(values)
         xp = xp_for(device)
         arr = xp.asarray(values)
         if arr.ndim != 1:
-            raise bad_arg(InvalidValue, "Vector.from_dense", "values", "a 1-D array",
+            raise bad_arg(InvalidValue, call, "values", "a 1-D array",
                           f"shape {arr.shape}", "Use Matrix.from_dense for 2-D data.")
-        dt = dtypes.lookup(dtype if dtype is not None else arr.dtype, "Vector.from_dense")
+        dt = dtypes.lookup(dtype if dtype is not None else arr.dtype, call)
+        if present is not None:
+            if device_of(present) != device:
+                raise bad_arg(InvalidValue, call, "present", f"an array on {device!r} "
+                              "like values", f"one on {device_of(present)!r}")
+            present = xp.asarray(present)
+            if present.shape != arr.shape:
+                raise bad_arg(InvalidValue, call, "present", f"shape {arr.shape}",
+                              f"shape {present.shape}")
+            if present.dtype != np.bool_:
+                if present.dtype.kind not in "biu":
+                    raise bad_arg(InvalidValue, call, "present", "a bool array",
+                                  f"dtype {present.dtype}")
+                present = present != 0
+            else:
+                present = xp.ascontiguousarray(present.copy())
         arr = xp.ascontiguousarray(arr.astype(dt, copy=True))
-        return cls(VecData(arr.shape[0], None, arr, None), dt, device)
+        return cls(VecData(arr.shape[0], None, arr, present), dt, device)
 
     @classmethod
     def full(cls, size: int, value, dtype=None, device: str = "cpu") -> Vector:

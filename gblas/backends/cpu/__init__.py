@@ -5,7 +5,8 @@ Modules, one per operation family: :mod:`.mxv` (pull SpMV, push SpMSpV), :mod:`.
 the cache-aware formats built on :mod:`.mxv`'s helpers: :mod:`.segmented` (grouped rows:
 segmented CSR), :mod:`.heavy_light` (heavy/light 2D tiles) and :mod:`.shards`
 (replicated shards, edge-balanced parts), and :mod:`.merge` (linear-time union and
-intersection of sorted patterns) and :mod:`.paths` (heap Dijkstra per source).  A new
+intersection of sorted patterns), :mod:`.paths` (heap Dijkstra per source) and
+:mod:`.traversal` (BFS levels in compiled code, push or pull per level).  A new
 kernel module joins the import line and ``__all__`` below.
 """
 
@@ -19,8 +20,9 @@ from . import (
     paths,
     segmented,
     shards,
+    traversal,
     vector_kernels,
 )
 
 __all__ = ["arrays", "elementwise", "heavy_light", "merge", "mxm", "mxv", "paths", "segmented",
-           "shards", "vector_kernels"]
+           "shards", "traversal", "vector_kernels"]

@@ -1,0 +1,194 @@
+"""CPU breadth-first levels: the whole search in compiled code, push or pull per level.
+
+The level-synchronous BFS ``q<!v> = A' any.pair q; v<q> = depth`` runs here without a
+return to Python per level (a large-diameter graph has hundreds to thousands of levels, and
+a planned product per level costs ~0.2 ms of fixed work on this code path's callers):
+
+* **push** levels run in one sequential Numba loop: each frontier vertex's out-edges (CSR
+  of ``A``) visit the unvisited neighbours, appended to the next frontier;
+* a **pull** level (a heavy frontier, Beamer's switch: the frontier's out-edges above the
+  unvisited edges / ``alpha``) runs in parallel over vertex blocks: an unvisited vertex scans
+  its in-edges (CSR of ``A'``) to the first in-neighbour on the previous level.  The push
+  loop returns to its caller when it wants to pull, so the caller can build the transpose
+  on demand or decline (``has_t=False`` keeps pushing).
+
+Parents are the smallest-id in-neighbour on the previous level, the rule of the semiring
+loop (``min.second``): a push keeps the smallest frontier vertex reaching each new vertex,
+a pull meets the in-neighbours in increasing order.
+
+Kernel contract (registered as ``("bfs", "csr", "cpu", "levels")``):
+``f(A: CSR, get_AT: callable or None, source, parents) -> (level int32, parent int64 or
+None, stats)``, ``level[i] = -1`` where unreached; ``get_AT()`` returns the CSR of ``A'``
+(None: never pull).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..registry import register
+from .jitcache import jit
+from .mxv import row_bounds, run_blocks, uindex
+
+__all__ = ["ALPHA", "BETA", "bfs_levels"]
+
+#: Push -> pull once the frontier's out-edges exceed the unvisited edges / ALPHA.
+ALPHA = 14
+#: Pull -> push once the frontier holds fewer than n / BETA vertices.
+BETA = 24
+
+#: A pull level runs on several threads from this many entries of ``A'`` on: it stops at
+#: each vertex's first hit, so it reads far fewer entries than a product, and a parallel
+#: region's start costs more than that below (a pull level of facebook-combined, 88K
+#: edges: 10 us on one thread).
+PULL_PARALLEL_ENTRIES = 1 << 20
+
+# state slots shared by the compiled loop and its caller
+_DEPTH, _NQ, _MF, _MU, _CUR, _WANT_PULL = range(6)
+
+
+@jit()
+def _push_levels(ptr, idx, level, parent, track, bufs, state, alpha, beta, allow_pull):
+    """Push levels from the frontier ``bufs[state[_CUR], :state[_NQ]]`` until the search
+    ends (``state[_NQ] == 0``) or a level should pull (``state[_WANT_PULL] = 1``)."""
+    n = level.size
+    depth = state[_DEPTH]
+    nq = state[_NQ]
+    m_f = state[_MF]
+    m_u = state[_MU]
+    cur = state[_CUR]
+    while nq > 0:
+        if allow_pull and m_f * alpha > m_u and nq * beta >= n:
+            state[_WANT_PULL] = 1
+            break
+        depth += 1
+        queue = bufs[cur]
+        nxt = bufs[1 - cur]
+        cnt = 0
+        edges = 0
+        for q in range(nq):
+            k = queue[q]
+            for p in range(ptr[k], ptr[k + 1]):
+                j = idx[p]
+                lv = level[j]
+                if lv < 0:
+                    level[j] = depth
+                    nxt[cnt] = j
+                    cnt += 1
+                    edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
+                    if track:
+                        parent[j] = k
+                elif track and lv == depth and k < parent[j]:
+                    parent[j] = k
+        m_u -= edges
+        m_f = edges
+        nq = cnt
+        cur = 1 - cur
+    state[_DEPTH] = depth
+    state[_NQ] = nq
+    state[_MF] = m_f
+    state[_MU] = m_u
+    state[_CUR] = cur
+
+
+@jit()
+def _pull_rows(lo, hi, ptrT, idxT, level, parent, track, depth):
+    """Unvisited vertices of ``[lo, hi)`` with an in-neighbour on level ``depth - 1``."""
+    prev = depth - 1
+    for i in range(lo, hi):
+        if level[i] >= 0:
+            continue
+        for p in range(ptrT[i], ptrT[i + 1]):
+            k = idxT[p]
+            if level[k] == prev:
+                level[i] = depth
+                if track:
+                    parent[i] = k
+                break
+
+
+@jit()
+def _collect(ptr, level, depth, out):
+    """The vertices on level ``depth`` into ``out``; returns (count, their out-edges)."""
+    cnt = 0
+    edges = 0
+    for i in range(level.size):
+        if level[i] == depth:
+            out[cnt] = i
+            cnt += 1
+            edges += np.int64(ptr[i + 1]) - np.int64(ptr[i])
+    return cnt, edges
+
+
+@register("bfs", "csr", "cpu", "levels")
+def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, dict]:
+    """Levels (and parents) of a BFS from ``source``.
+
+    Parameters
+    ----------
+    A : CSR
+        The adjacency matrix (row i lists the j of edges i -> j).
+    get_AT : callable or None
+        Returns the CSR of ``A'`` when a level wants to pull (called at most once); None
+        keeps every level a push.
+    source : int
+        The start vertex.
+    parents : bool
+        Also return each reached vertex's smallest parent on the previous level.
+
+    Returns
+    -------
+    level : ndarray of int32
+        The level of each vertex, -1 where unreached.
+    parent : ndarray of int64 or None
+        Each reached vertex's parent (the source its own).
+    stats : dict
+        ``levels``, ``push`` and ``pull`` level counts.
+    """
+    n = int(A.shape[0])
+    ptr, idx = uindex(A.indptr), uindex(A.indices)
+    level = np.full(n, -1, dtype=np.int32)
+    parent = np.full(n if parents else 1, -1, dtype=np.int64)
+    bufs = np.empty((2, max(n, 1)), dtype=np.int64)
+    level[source] = 0
+    if parents:
+        parent[source] = source
+    bufs[0, 0] = source
+    nnz = int(A.indices.size)
+    state = np.array([0, 1, 0, nnz, 0, 0], dtype=np.int64)
+    stats = {"levels": 0, "push": 0, "pull": 0}
+    AT = None
+    while True:
+        depth0 = int(state[_DEPTH])
+        _push_levels(ptr, idx, level, parent, parents, bufs, state, ALPHA, BETA,
+                     get_AT is not None)
+        stats["push"] += int(state[_DEPTH]) - depth0
+        if state[_NQ] == 0:
+            break
+        # a pull level, then back to pushing (which tests the switch again)
+        state[_WANT_PULL] = 0
+        if AT is None:
+            AT = get_AT()
+            ptrT, idxT = uindex(AT.indptr), uindex(AT.indices)
+            nnz_t = int(AT.indices.size)
+            bounds = row_bounds(ptrT, nnz_t, parallel=nnz_t >= PULL_PARALLEL_ENTRIES)
+        depth = int(state[_DEPTH]) + 1
+        while True:
+            run_blocks(_pull_rows, bounds, ptrT, idxT, level, parent, parents, depth)
+            cur = 1 - int(state[_CUR])
+            cnt, edges = _collect(ptr, level, depth, bufs[cur])
+            stats["pull"] += 1
+            state[_DEPTH] = depth
+            state[_NQ] = cnt
+            state[_MU] -= edges
+            state[_MF] = edges
+            state[_CUR] = cur
+            if cnt == 0 or cnt * BETA < n:
+                break
+            depth += 1
+        if state[_NQ] == 0:
+            break
+    stats["levels"] = int(state[_DEPTH]) - (1 if stats["push"] + stats["pull"] else 0)
+    return level, (parent if parents else None), stats

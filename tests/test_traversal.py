@@ -1,0 +1,96 @@
+"""The fused BFS on the CPU (the whole search in compiled code, push or pull per level)
+against the loop of planned products and SciPy: the same levels, the same parents."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gblas as gb
+from gblas.cli import scipy_bfs_levels
+from gblas.io import generators
+
+
+def _graphs():
+    rng = np.random.default_rng(11)
+    out = []
+    for n, m in ((1, 0), (6, 0), (40, 70), (300, 2000), (3000, 60000)):
+        r = rng.integers(0, max(n, 1), m)
+        c = rng.integers(0, max(n, 1), m)
+        out.append((f"uniform {n}x{m}", sp.csr_array((np.ones(m), (r, c)), shape=(n, n))))
+    out.append(("kronecker 11", generators.kronecker(11, 16, seed=3).to_scipy()))
+    out.append(("kronecker 10 sym", generators.kronecker(10, 8, seed=4,
+                                                        symmetric=True).to_scipy()))
+    out.append(("grid 30x40", generators.grid(30, 40).to_scipy()))
+    n = 500  # a path: hundreds of one-vertex levels
+    out.append(("path", sp.csr_array((np.ones(n - 1), (np.arange(n - 1), np.arange(1, n))),
+                                     shape=(n, n))))
+    return out
+
+
+_GRAPHS = _graphs()
+
+
+def _loop(A, s, parents):
+    with gb.config(direction=None, format="csr"):  # a pinned format keeps the loop
+        assert gb.explain(gb.algorithms.bfs, A, s).kernel == ""
+        return gb.algorithms.bfs(A, s, parents=parents)
+
+
+@pytest.mark.parametrize("name,S", _GRAPHS, ids=[g[0] for g in _GRAPHS])
+@pytest.mark.parametrize("with_transpose", [False, True])
+def test_fused_matches_loop_and_scipy(name, S, with_transpose):
+    A = gb.Matrix.from_scipy(S)
+    B = gb.Matrix.from_scipy(S)  # the loop's own Matrix (it may build the transpose)
+    if with_transpose:
+        A.csr(transposed=True)  # built: the fused kernel may pull
+    n = S.shape[0]
+    for s in sorted({0, n // 3, n - 1}):
+        plan = gb.explain(gb.algorithms.bfs, A, s, parents=True)
+        assert plan.kernel == "bfs/csr/cpu/levels"
+        assert plan.details["pull"] == with_transpose
+        levels, parents = gb.algorithms.bfs(A, s, parents=True)
+        want_l, want_p = _loop(B, s, True)
+        np.testing.assert_array_equal(levels.to_dense(fill=-1), want_l.to_dense(fill=-1))
+        np.testing.assert_array_equal(levels.to_dense(fill=-1), scipy_bfs_levels(S, s))
+        np.testing.assert_array_equal(parents.to_dense(fill=-1), want_p.to_dense(fill=-1))
+        assert levels.dtype == np.int64 and parents.dtype == np.int64
+
+
+def test_pull_levels_run_on_a_power_law_graph():
+    from gblas.backends.cpu.traversal import bfs_levels
+
+    A = generators.kronecker(12, 16, seed=1)
+    S = A.to_scipy()
+    src = int(np.argmax(np.diff(S.indptr)))
+    level, _, stats = bfs_levels(A.csr(), lambda: A.csr(transposed=True), src, False)
+    assert stats["pull"] > 0 and stats["push"] > 0
+    np.testing.assert_array_equal(level, scipy_bfs_levels(S, src))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(0, 300), st.integers(0, 2**32 - 1), st.booleans())
+def test_random_graphs(n, m, seed, transpose):
+    rng = np.random.default_rng(seed)
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    S = sp.csr_array((np.ones(m), (r, c)), shape=(n, n))
+    A = gb.Matrix.from_scipy(S)
+    if transpose:
+        A.csr(transposed=True)
+    s = int(rng.integers(0, n))
+    levels, parents = gb.algorithms.bfs(A, s, parents=True)
+    want_l, want_p = _loop(gb.Matrix.from_scipy(S), s, True)
+    np.testing.assert_array_equal(levels.to_dense(fill=-1), want_l.to_dense(fill=-1))
+    np.testing.assert_array_equal(parents.to_dense(fill=-1), want_p.to_dense(fill=-1))
+
+
+def test_transposed_view_pulls_from_its_parent():
+    S = generators.kronecker(9, 8, seed=5).to_scipy()
+    A = gb.Matrix.from_scipy(S)
+    plan = gb.explain(gb.algorithms.bfs, A.T, 3)
+    assert plan.details["pull"]
+    got = gb.algorithms.bfs(A.T, 3)
+    np.testing.assert_array_equal(got.to_dense(fill=-1), scipy_bfs_levels(S.T.tocsr(), 3))
