@@ -383,8 +383,9 @@ def _demo(args: argparse.Namespace) -> int:
     print(f"\n[4] PageRank (damping 0.85, tol {tol:.3g}: stop when the L1 change < "
           f"n * tol = {n * tol:.3g}, NetworkX's criterion)")
     step("gblas pagerank, first call (JIT + formats)", gb.algorithms.pagerank, A, tol=tol,
-         progress=args.progress)
-    pr = step("gblas pagerank", gb.algorithms.pagerank, A, tol=tol, progress=args.progress)
+         criterion="networkx", progress=args.progress)
+    pr = step("gblas pagerank", gb.algorithms.pagerank, A, tol=tol, criterion="networkx",
+              progress=args.progress)
     ref_pr, iters = quiet("scipy power iteration (same formulation)", scipy_pagerank,
                           sp.csr_array(S), tol=tol)
     diff = float(np.abs(pr.to_dense() - ref_pr).max())

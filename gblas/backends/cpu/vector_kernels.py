@@ -21,6 +21,7 @@ import numba
 import numpy as np
 
 from ..registry import register
+from .jitcache import jit
 
 __all__ = ["pagerank_step", "read_async"]
 
@@ -28,8 +29,11 @@ _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
 _EMPTY_F64 = np.zeros(0, dtype=np.float64)
 
 
-@numba.njit(parallel=True, cache=True, nogil=True)
-def _pagerank_step(y, ypres, has_ypres, p, has_p, p_uniform, r, w, c, r_new, s_new):
+#: Vectors shorter than this take the sequential step (a parallel region's start costs more).
+PARALLEL_SIZE = 1 << 16
+
+
+def _step_body(y, ypres, has_ypres, p, has_p, p_uniform, r, w, c, r_new, s_new):
     n = r.shape[0]
     err = 0.0
     dangling = 0.0
@@ -46,6 +50,11 @@ def _pagerank_step(y, ypres, has_ypres, p, has_p, p_uniform, r, w, c, r_new, s_n
         if wi == 0.0:
             dangling += rn
     return err, dangling
+
+
+# one definition, compiled twice: prange runs as range in the sequential one
+_step_parallel = jit(parallel=True)(_step_body)
+_step_sequential = jit()(_step_body)
 
 
 @register("pagerank_step", "array", "cpu")
@@ -87,7 +96,8 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     ([0.2875, 0.7125], [0.425, 0.7125])
     """
     c = alpha * float(state_in[1]) + (1.0 - alpha)
-    err, m = _pagerank_step(
+    step = _step_parallel if r.shape[0] >= PARALLEL_SIZE else _step_sequential
+    err, m = step(
         y_values, _EMPTY_BOOL if y_present is None else y_present, y_present is not None,
         _EMPTY_F64 if p is None else p, p is not None, float(p_uniform), r, w, c,
         r_new, s_new)
