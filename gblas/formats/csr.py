@@ -9,6 +9,7 @@ beyond (``indptr`` follows ``nnz``, ``indices`` follows the number of columns).
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -215,18 +216,24 @@ class CSR:
                    None, self.device)
 
     def transpose(self) -> CSR:
-        """CSR of the transpose (the CSC of this matrix), indices sorted."""
-        xp = xp_for(self.device)
+        """CSR of the transpose (the CSC of this matrix), indices sorted.
+
+        On the CPU a parallel two-pass counting scatter (``O(nnz + ncols)``, no sort:
+        :func:`gblas.backends.cpu.build.transpose`); on the GPU a sort of the keys.
+        """
         m, n = self.shape
+        if self.device == "cpu":
+            from ..backends.cpu import build  # Numba, on first use
+
+            indptr, indices, values = build.transpose(self.indptr, self.indices, self.values, n)
+            out = CSR((n, m), indptr, indices, values, self.dtype, self.iso_value, "cpu")
+            _COLUMN_COUNTS[out] = np.diff(self.indptr).astype(np.int64, copy=False)
+            return out
+        xp = xp_for(self.device)
         nnz = self.nnz
         rows = self.row_indices()
         cols = self.indices
-        if self.device == "cpu":
-            # a stable sort by column (rows are already ascending within each column then)
-            sorted_ = _sorted_csr(cols.astype(np.int64), rows, n)
-            order = np.argsort(cols, kind="stable") if sorted_ is None else sorted_[0]
-        else:
-            order = xp.argsort(cols.astype(np.int64) * max(m, 1) + rows)
+        order = xp.argsort(cols.astype(np.int64) * max(m, 1) + rows)
         indptr = xp.zeros(n + 1, dtype=dtypes.index_dtype(nnz))
         counts = xp.bincount(cols.astype(np.int64), minlength=n) if nnz else xp.zeros(n, np.int64)
         xp.cumsum(counts, out=indptr[1:])
@@ -257,6 +264,25 @@ class CSR:
             assert self.values.shape == (self.nnz,) and self.values.dtype == self.dtype
         else:
             assert self.iso_value is not None
+
+
+#: CSR -> its entries per column (int64), where a build already knows them (the transpose:
+#: the source's row counts); weakly keyed, gone with the CSR.
+_COLUMN_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def known_column_counts(csr: CSR):
+    """The entries per column of ``csr`` when a build recorded them (a CPU transpose),
+    else None: callers that need them (frequency clustering, degree statistics) skip a
+    pass over the indices.
+
+    Examples
+    --------
+    >>> A = CSR.from_coo(np.array([0, 0]), np.array([0, 1]), None, (2, 2), iso_value=True)
+    >>> known_column_counts(A) is None, known_column_counts(A.transpose()).tolist()
+    (True, [2, 0])
+    """
+    return _COLUMN_COUNTS.get(csr)
 
 
 _IDEMPOTENT = ("first", "second", "any", "min", "max", "lor", "land")

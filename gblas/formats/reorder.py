@@ -36,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from .csr import CSR
+from .csr import CSR, known_column_counts
 
 __all__ = [
     "ORDERINGS",
     "apply_ordering",
+    "choose_ordering",
     "clustering_pays",
     "column_frequencies",
     "degree_sort",
@@ -65,10 +66,13 @@ def column_frequencies(csr: CSR) -> np.ndarray:
     n = csr.shape[1]
     if csr.nnz == 0:
         return np.zeros(n, dtype=np.int64)
-    if csr.nnz >= 1 << 20:  # big: a Numba count (NumPy widens the indices to int64 first)
-        from ..backends.cpu import segmented as kernels
+    known = known_column_counts(csr)
+    if known is not None:  # recorded by the build of csr (a transpose): no pass
+        return known
+    if csr.nnz >= 1 << 20:  # big: counted by all threads (NumPy widens the indices first)
+        from ..backends.cpu import build
 
-        return kernels.column_counts(np.asarray(csr.indices), n)
+        return build.column_counts(np.asarray(csr.indptr), np.asarray(csr.indices), n)
     return np.bincount(np.asarray(csr.indices), minlength=n).astype(np.int64, copy=False)
 
 
@@ -171,7 +175,8 @@ def clustering_pays(freq: np.ndarray, cache_bytes: int, value_bytes: int = 4,
         return False
     # cache lines holding at least one hot value, against the fewest they could fill
     per_line = max(1, line // value_bytes)
-    lines_now = np.unique(np.flatnonzero(hot) // per_line).size
+    hot_lines = np.flatnonzero(hot) // per_line  # ascending: count the distinct ones
+    lines_now = 1 + int(np.count_nonzero(hot_lines[1:] != hot_lines[:-1]))
     lines_clustered = -(-nhot // per_line)
     return lines_now >= 2 * lines_clustered
 
@@ -266,6 +271,37 @@ def apply_ordering(csr: CSR, reorder: str | None,
     split = int(np.count_nonzero(freq * freq.size > freq.sum())) if reorder == "frequency" \
         else None
     return relabel_columns(csr, perm, split), perm
+
+
+def choose_ordering(csr: CSR, reorder: str | None, cache_bytes: int, value_bytes: int,
+                    line: int) -> tuple[np.ndarray | None, int | None, str | None]:
+    """The ordering ``reorder`` asks for, not applied: ``(perm, split, name)``.
+
+    ``reorder="auto"``: frequency clustering when :func:`clustering_pays`, else none.
+    ``split`` is the length of the first of the two increasing runs of a frequency
+    clustering (None for other orderings; ``perm`` None for none).
+
+    Examples
+    --------
+    >>> A = CSR.from_coo(np.array([0, 1, 1]), np.array([2, 0, 2]), None, (2, 3),
+    ...                  iso_value=True)
+    >>> perm, split, name = choose_ordering(A, "frequency", 1 << 20, 4, 64)
+    >>> perm.tolist(), split, name
+    ([2, 0, 1], 1, 'frequency')
+    """
+    freq = None
+    if reorder == "auto":
+        freq = column_frequencies(csr)
+        reorder = "frequency" if clustering_pays(freq, cache_bytes, value_bytes, line) else None
+    if reorder is None:
+        return None, None, None
+    if reorder not in ORDERINGS:
+        raise ValueError(f"reorder must be one of {sorted(ORDERINGS)} or None, got {reorder!r}")
+    freq = column_frequencies(csr) if freq is None else freq
+    perm = ORDERINGS[reorder](freq)
+    split = int(np.count_nonzero(freq * freq.size > freq.sum())) if reorder == "frequency" \
+        else None
+    return perm, split, reorder
 
 
 def resolve(csr: CSR, reorder: str | None, cache_bytes: int, value_bytes: int,

@@ -58,7 +58,7 @@ from .. import dtypes
 from .._device import to_device
 from .base import register_format
 from .csr import CSR
-from .reorder import resolve, restore_columns
+from .reorder import choose_ordering, inverse_permutation, relabel_columns, restore_columns
 
 __all__ = ["GroupedRows", "SegmentedCSR", "SEGMENT_CACHE_FRACTION", "SEGMENT_VALUE_BYTES"]
 
@@ -83,6 +83,12 @@ def _kernels():
     from ..backends.cpu import segmented  # Numba: imported on the first build only
 
     return segmented
+
+
+def _build_kernels():
+    from ..backends.cpu import build  # Numba: imported on the first build only
+
+    return build
 
 
 def _cpu(csr: CSR) -> CSR:
@@ -310,11 +316,20 @@ class SegmentedCSR(GroupedRows):
         if W < 1:
             raise ValueError(f"segment_size must be >= 1, got {segment_size!r}")
         src_dtypes = (csr.indptr.dtype, csr.indices.dtype)
-        work, perm, reorder = resolve(csr, reorder, hw.l2, SEGMENT_VALUE_BYTES, hw.line)
+        perm, split, reorder = choose_ordering(csr, reorder, hw.l2, SEGMENT_VALUE_BYTES,
+                                               hw.line)
         B = int(block_size) if block_size is not None else default_block_size(hw)
         P = int(threads) if threads is not None else hw.threads
         nseg = -(-n // W) if n else 0
-        g = cls._group(work, m if m else 1, W, np.arange(max(nseg, 1)), nseg, P)
+        work, inv = csr, None
+        if perm is not None and split is None:  # any permutation: relabelled (sorted) first
+            work = relabel_columns(csr, perm)
+        elif perm is not None:  # two increasing runs: relabelled while grouping
+            inv = inverse_permutation(perm)
+        # one count and one fill pass over the entries (values moved with them)
+        g = _build_kernels().segment_groups(
+            np.asarray(work.indptr), np.asarray(work.indices), work.values, n, W, inv,
+            split or 0, P, dtypes.index_dtype(csr.nnz), dtypes.index_dtype(max(m - 1, 0)))
         gr = g["group_rows"]
         phases = (np.stack([cls._split_rows(g["lptr"], int(gr[s]), int(gr[s + 1]), P)
                             for s in range(nseg)]) if nseg else np.zeros((0, 2), np.int64))

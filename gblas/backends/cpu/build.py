@@ -1,0 +1,499 @@
+"""CPU (Numba) build passes of the formats: transpose, column counts, column segments.
+
+Every pass here is linear in the entries and runs on all threads, with no sort:
+
+* :func:`transpose` -- the CSR of ``A^T`` by a two-pass counting scatter.  The rows are cut
+  into one block per thread; the first pass counts every column's entries per block, a
+  parallel prefix sum over the columns (block by block within a column) turns the counts
+  into each block's first output position per column, and the second pass scatters the
+  entries (row id and value) there.  Rows are visited in increasing order and the blocks'
+  positions within a column follow the block order, so every output row (a column of
+  ``A``) comes out sorted, as a stable sort by column would leave it.
+* :func:`column_counts` -- entries per column, one count table per thread.
+* :func:`segment_groups` -- the grouped layout of a segmented CSR (Cagra's CSR
+  segmenting: a column segment's entries, row by row, with a local-to-global row map) in
+  one count pass and one fill pass that also relabels the columns by a two-run ordering
+  (frequency clustering) and moves the values, so that neither the relabelled CSR nor a
+  permutation array (``take``) is ever materialized.
+
+The passes move each entry's index and value once per pass; the scatter of the fill
+passes writes one cache line per entry when the destination does not stay in the cache
+(the columns' write positions are spread over the whole output).
+
+Kernels take raw arrays; index arrays are read through unsigned views (Numba guards
+signed indices against negative wrap-around on every access).
+
+Examples
+--------
+>>> import numpy as np
+>>> indptr = np.array([0, 2, 3, 3]); indices = np.array([0, 2, 1])
+>>> ptr, idx, val = transpose(indptr, indices, np.array([1.0, 2.0, 3.0]), 3, threads=2)
+>>> ptr.tolist(), idx.tolist(), val.tolist()
+([0, 1, 2, 3], [0, 1, 0], [1.0, 3.0, 2.0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ... import dtypes
+from .jitcache import jit
+from .mxv import uindex
+
+__all__ = ["column_counts", "row_blocks", "segment_groups", "transpose"]
+
+_U1 = np.uint64(1)
+
+#: Below this many entries + rows a pass runs as one block (thread start-up dominates).
+PARALLEL_MIN = 1 << 16
+
+
+# ------------------------------------------------------------------------- blocks
+
+
+def row_blocks(indptr: np.ndarray, threads: int, table_cols: int = 0,
+               nnz: int | None = None) -> np.ndarray:
+    """Row boundaries of blocks of about equal cost ``entries + rows``, one per thread.
+
+    Parameters
+    ----------
+    indptr : ndarray
+        CSR row pointers.
+    threads : int
+        Blocks wanted (at most).
+    table_cols : int, default 0
+        Columns of a per-block table the pass keeps (a count per column): the blocks are
+        limited so that the tables hold at most about one entry per input entry (and at
+        least 4M counts), which bounds the extra memory by the input's indices.
+    nnz : int, optional
+        Entries (``indptr[-1]``).
+
+    Returns
+    -------
+    ndarray of int64
+        ``blocks + 1`` boundaries.
+
+    Examples
+    --------
+    >>> row_blocks(np.array([0, 1, 2, 3, 4]), 1).tolist()
+    [0, 4]
+    """
+    m = int(indptr.size) - 1
+    nnz = int(indptr[-1]) if nnz is None else int(nnz)
+    parts = max(1, int(threads))
+    if table_cols > 0:
+        parts = min(parts, max(1, max(nnz, 1 << 22) // table_cols))
+    if parts <= 1 or m <= 1 or nnz + m < PARALLEL_MIN:
+        return np.array([0, max(m, 0)], dtype=np.int64)
+    return _row_bounds(uindex(indptr), np.int64(parts))
+
+
+@jit()
+def _row_bounds(indptr, parts):
+    m = indptr.size - 1
+    bounds = np.empty(parts + 1, np.int64)
+    bounds[0] = 0
+    total = np.int64(indptr[m]) + m
+    for p in range(1, parts):
+        target = total * p // parts
+        lo = 0
+        hi = m
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if np.int64(indptr[mid]) + mid < target:
+                lo = mid + 1
+            else:
+                hi = mid
+        bounds[p] = lo
+    bounds[parts] = m
+    return bounds
+
+
+def _threads() -> int:
+    import numba
+
+    return int(numba.get_num_threads())
+
+
+def _count_dtype(nnz: int) -> np.dtype:
+    """Unsigned dtype of counts and write positions up to ``nnz``."""
+    return np.dtype(np.uint32) if nnz < 2**32 - 1 else np.dtype(np.uint64)
+
+
+# -------------------------------------------------------------------- column counts
+
+
+@jit(parallel=True)
+def _count_columns(bounds, indptr, indices, counts):
+    """``counts[b, c]``: entries of column c in the rows of block b."""
+    for b in prange(bounds.size - 1):
+        cnt = counts[b]
+        for k in range(np.uint64(indptr[bounds[b]]), np.uint64(indptr[bounds[b + 1]])):
+            cnt[indices[k]] += 1
+
+
+@jit(parallel=True)
+def _sum_blocks(counts, chunks, out):
+    """``out[c] = sum_b counts[b, c]`` over column chunks in parallel."""
+    nb = counts.shape[0]
+    for t in prange(chunks.size - 1):
+        for c in range(chunks[t], chunks[t + 1]):
+            s = np.int64(0)
+            for b in range(nb):
+                s += np.int64(counts[b, c])
+            out[c] = s
+
+
+def _chunks(n: int, parts: int) -> np.ndarray:
+    parts = max(1, min(int(parts), max(n, 1)))
+    return (np.arange(parts + 1, dtype=np.int64) * n) // parts
+
+
+def column_counts(indptr: np.ndarray, indices: np.ndarray, ncols: int,
+                  threads: int | None = None) -> np.ndarray:
+    """Entries per column of a CSR, int64, counted by all threads.
+
+    Parameters
+    ----------
+    indptr, indices : ndarray
+        CSR arrays (any integer dtypes, non-negative).
+    ncols : int
+        Number of columns.
+    threads : int, optional
+        Blocks of rows counted in parallel (default: Numba's threads).
+
+    Examples
+    --------
+    >>> column_counts(np.array([0, 2, 3]), np.array([2, 0, 2], dtype=np.int32), 4).tolist()
+    [1, 0, 2, 0]
+    """
+    nnz = int(indices.size)
+    out = np.zeros(ncols, dtype=np.int64)
+    if nnz == 0 or ncols == 0:
+        return out
+    threads = _threads() if threads is None else threads
+    bounds = row_blocks(indptr, threads, ncols, nnz)
+    counts = np.zeros((bounds.size - 1, ncols), dtype=_count_dtype(nnz))
+    _count_columns(bounds, uindex(indptr), uindex(indices), counts)
+    _sum_blocks(counts, _chunks(ncols, threads), out)
+    return out
+
+
+# ------------------------------------------------------------------------ transpose
+
+
+#: Bytes of output (indices and values) per bucket of columns in the transpose's second
+#: scatter: a bucket's entries are placed within a region of about this size, which
+#: stays in the cache while they are.
+BUCKET_BYTES = 1 << 20
+#: At most this many buckets (write streams of the partition pass, per thread).
+MAX_BUCKETS = 2048
+
+
+def bucket_shift(ncols: int, nnz: int, entry_bytes: int) -> int:
+    """log2 of the columns per bucket of :func:`transpose`.
+
+    Examples
+    --------
+    >>> bucket_shift(1 << 22, 128 << 20, 12)   # 1536 MB of output in 1024 buckets
+    12
+    """
+    want = max(1, min(MAX_BUCKETS, (nnz * entry_bytes) // BUCKET_BYTES))
+    width = max(1, -(-ncols // want))
+    return max(0, (width - 1).bit_length())
+
+
+@jit(parallel=True)
+def _bucket_count(bounds, indptr, indices, shift, counts):
+    """``counts[b, u]``: entries of block b's rows in the columns of bucket u."""
+    for b in prange(bounds.size - 1):
+        cnt = counts[b]
+        for k in range(np.uint64(indptr[bounds[b]]), np.uint64(indptr[bounds[b + 1]])):
+            cnt[indices[k] >> shift] += 1
+
+
+@jit(parallel=True)
+def _partition(bounds, indptr, indices, values, has_values, shift, mask, cursor, out_idx,
+               out_val, st_col):
+    """Move every entry to its bucket's next place (``cursor[b, u]``): row id, value and
+    the column's offset within the bucket (bucket-major, then block and row order)."""
+    for b in prange(bounds.size - 1):
+        cur = cursor[b]
+        for i in range(bounds[b], bounds[b + 1]):
+            for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
+                c = indices[k]
+                u = c >> shift
+                p = cur[u]
+                cur[u] = p + _U1
+                out_idx[p] = i
+                st_col[p] = c & mask
+                if has_values:
+                    out_val[p] = values[k]
+
+
+@jit(parallel=True)
+def _bucket_scatter(starts, width, ncols, st_col, out_idx, out_val, has_values, indptr):
+    """Within every bucket's region: count its columns, write their row pointers, and
+    place the region's entries (in their order: rows ascending within a column)."""
+    for u in prange(starts.size - 1):
+        a = starts[u]
+        z = starts[u + 1]
+        c0 = u * width
+        w = min(width, ncols - c0)
+        cur = np.zeros(w, np.uint64)
+        for t in range(a, z):
+            cur[st_col[t]] += _U1
+        pos = np.uint64(a)
+        for j in range(w):
+            indptr[c0 + j] = pos
+            v = cur[j]
+            cur[j] = pos
+            pos += v
+        if z - a <= 1:
+            continue
+        rbuf = out_idx[a:z].copy()
+        vbuf = out_val[a:z].copy() if has_values else out_val[:1]
+        for t in range(a, z):
+            j = st_col[t]
+            p = cur[j]
+            cur[j] = p + _U1
+            out_idx[p] = rbuf[t - a]
+            if has_values:
+                out_val[p] = vbuf[t - a]
+
+
+def transpose(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray | None, ncols: int,
+              threads: int | None = None) -> tuple:
+    """The CSR of the transpose of a CSR, row ids sorted within each output row.
+
+    Parameters
+    ----------
+    indptr, indices : ndarray
+        CSR arrays of an ``m x ncols`` matrix (signed or unsigned integers; the indices
+        need not be sorted within rows).
+    values : ndarray or None
+        Values (any dtype), or None for a pattern-only matrix.
+    ncols : int
+        Columns (the output's rows).
+    threads : int, optional
+        Blocks of rows (default: Numba's threads; limited so that the per-block count
+        tables stay below the size of ``indices``).
+
+    Returns
+    -------
+    (indptr, indices, values)
+        Of the ``ncols x m`` transpose: ``indptr`` of :func:`gblas.dtypes.index_dtype`
+        of the entries, ``indices`` of that of ``m``, ``values`` of the input's dtype
+        (None when ``values`` is None).  Within an output row, entries are in increasing
+        row order, ties (duplicates) in their input order.
+
+    Examples
+    --------
+    >>> ptr, idx, val = transpose(np.array([0, 1, 3]), np.array([1, 0, 1]), None, 2)
+    >>> ptr.tolist(), idx.tolist(), val is None
+    ([0, 1, 3], [1, 0, 1], True)
+    """
+    m = int(indptr.size) - 1
+    nnz = int(indices.size)
+    out_ptr = np.zeros(ncols + 1, dtype=dtypes.index_dtype(nnz))
+    out_idx = np.empty(nnz, dtype=dtypes.index_dtype(m))
+    out_val = None if values is None else np.empty(nnz, dtype=values.dtype)
+    if nnz == 0:
+        return out_ptr, out_idx, out_val
+    threads = _threads() if threads is None else threads
+    uptr, uidx = uindex(indptr), uindex(indices)
+    bounds = row_blocks(uptr, threads, nnz=nnz)
+    nb = bounds.size - 1
+    shift = bucket_shift(ncols, nnz, out_idx.itemsize + (0 if values is None else
+                                                         values.itemsize))
+    width = 1 << shift
+    nbk = -(-ncols // width)
+    ut = uidx.dtype.type
+    counts = np.zeros((nb, nbk), dtype=np.uint64)
+    _bucket_count(bounds, uptr, uidx, ut(shift), counts)
+    # bucket-major, then block order: bucket u's region is where its columns' rows go
+    starts = np.zeros(nb * nbk + 1, dtype=np.uint64)
+    np.cumsum(counts.T.ravel(), out=starts[1:])
+    cursor = starts[:-1].reshape(nbk, nb).T.copy()
+    st_col = np.empty(nnz, dtype=np.uint16 if width <= 1 << 16 else np.uint32)
+    vals = np.ascontiguousarray(values) if values is not None else np.zeros(1, np.bool_)
+    ovals = out_val if out_val is not None else np.zeros(1, np.bool_)
+    uout = uindex(out_idx)
+    _partition(bounds, uptr, uidx, vals, values is not None, ut(shift), ut(width - 1), cursor,
+               uout, ovals, st_col)
+    _bucket_scatter(starts[::nb].copy(), np.int64(width), np.int64(ncols), st_col, uout, ovals,
+                    values is not None, uindex(out_ptr))
+    out_ptr[ncols] = nnz
+    return out_ptr, out_idx, out_val
+
+
+# ----------------------------------------------------------------- column segments
+
+
+@jit(parallel=True)
+def _segment_count(bounds, indptr, indices, seg, row_cnt, nnz_cnt):
+    """Local rows and entries of every (block, segment) pair; ``seg[c]``: column c's
+    segment."""
+    for b in prange(bounds.size - 1):
+        rc = row_cnt[b]
+        ec = nnz_cnt[b]
+        last = np.full(rc.size, -1, np.int64)  # the row that opened the segment's local row
+        for i in range(bounds[b], bounds[b + 1]):
+            for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
+                g = seg[indices[k]]
+                if last[g] != i:
+                    last[g] = i
+                    rc[g] += _U1
+                ec[g] += _U1
+
+
+@jit(parallel=True)
+def _segment_fill(bounds, indptr, indices, inv, has_perm, split, mixed, width, values,
+                  has_values, maxlen, row_cur, nnz_cur, lptr, rowmap, out_idx, out_val):
+    """Place every entry in its segment's next local row (opened on the row's first entry
+    there), relabelled by ``inv``.
+
+    With a permutation of two increasing runs (new ids below ``split``, then the rest),
+    every segment but the one holding both runs' ids (``mixed``, -1 if none) receives
+    the row's entries in increasing new ids; that one gets its ids from the second run
+    after those from the first (they wait in a buffer until the row's end)."""
+    for b in prange(bounds.size - 1):
+        rcur = row_cur[b]
+        ecur = nnz_cur[b]
+        last = np.full(rcur.size, -1, np.int64)
+        held_j = np.empty(maxlen, inv.dtype)
+        held_k = np.empty(maxlen, np.uint64)
+        for i in range(bounds[b], bounds[b + 1]):
+            nheld = 0
+            for k in range(np.uint64(indptr[i]), np.uint64(indptr[i + 1])):
+                c = indices[k]
+                j = inv[c] if has_perm else c
+                g = np.int64(np.uint64(j) // width)
+                if g == mixed and j >= split:
+                    held_j[nheld] = j
+                    held_k[nheld] = k
+                    nheld += 1
+                    continue
+                if last[g] != i:
+                    last[g] = i
+                    r = rcur[g]
+                    rcur[g] = r + _U1
+                    rowmap[r] = i
+                    lptr[r] = ecur[g]
+                p = ecur[g]
+                ecur[g] = p + _U1
+                out_idx[p] = j
+                if has_values:
+                    out_val[p] = values[k]
+            if nheld:
+                g = mixed
+                if last[g] != i:
+                    last[g] = i
+                    r = rcur[g]
+                    rcur[g] = r + _U1
+                    rowmap[r] = i
+                    lptr[r] = ecur[g]
+                p = ecur[g]
+                for t in range(nheld):
+                    out_idx[p] = held_j[t]
+                    if has_values:
+                        out_val[p] = values[held_k[t]]
+                    p += _U1
+                ecur[g] = p
+
+
+def segment_groups(indptr: np.ndarray, indices: np.ndarray, values: np.ndarray | None,
+                   ncols: int, width: int, inv: np.ndarray | None = None, split: int = 0,
+                   threads: int | None = None, lptr_dtype=None,
+                   rowmap_dtype=None) -> dict:
+    """The local rows of a CSR cut into column segments of ``width`` columns, after an
+    optional relabelling of the columns.
+
+    Parameters
+    ----------
+    indptr, indices : ndarray
+        CSR arrays, columns ascending within rows.
+    values : ndarray or None
+        Values (moved with their entries), or None.
+    ncols : int
+        Columns.
+    width : int
+        Columns per segment (>= 1).
+    inv : ndarray, optional
+        ``inv[old column] = new column``, a permutation made of two increasing runs: the
+        old columns with new ids below ``split`` in their old order, then the others in
+        their old order (frequency clustering).  None: no relabelling.
+    split : int
+        Length of the first run.
+    threads : int, optional
+        Row blocks run in parallel (default: Numba's threads).
+    lptr_dtype, rowmap_dtype : dtype, optional
+        Dtypes of the local row pointers and of the row map (default: the smallest
+        index dtype that holds the entries / the rows).
+
+    Returns
+    -------
+    dict
+        ``group_rows`` (segments + 1, int64), ``lptr`` (local rows + 1), ``rowmap``,
+        ``indices`` (new column ids, ascending within a local row; the input's dtype),
+        ``values`` (or None).  Segment ``s`` holds local rows
+        ``group_rows[s]:group_rows[s + 1]`` in increasing row order.
+
+    Examples
+    --------
+    >>> g = segment_groups(np.array([0, 2, 3]), np.array([0, 3, 1]), None, 4, 2)
+    >>> g["group_rows"].tolist(), g["rowmap"].tolist(), g["indices"].tolist()
+    ([0, 2, 3], [0, 1, 0], [0, 1, 3])
+    >>> g["lptr"].tolist()
+    [0, 1, 2, 3]
+    """
+    m = int(indptr.size) - 1
+    nnz = int(indices.size)
+    width = max(1, int(width))
+    nseg = -(-ncols // width) if ncols else 0
+    lptr_dtype = dtypes.index_dtype(nnz) if lptr_dtype is None else np.dtype(lptr_dtype)
+    rowmap_dtype = (dtypes.index_dtype(max(m - 1, 0)) if rowmap_dtype is None
+                    else np.dtype(rowmap_dtype))
+    threads = _threads() if threads is None else threads
+    uptr, uidx = uindex(indptr), uindex(indices)
+    has_perm = inv is not None
+    uinv = (np.ascontiguousarray(inv).astype(uidx.dtype, copy=False) if has_perm
+            else np.zeros(1, uidx.dtype))
+    bounds = row_blocks(uptr, threads, nnz=nnz)
+    nb = bounds.size - 1
+    row_cnt = np.zeros((nb, max(nseg, 1)), dtype=np.uint64)
+    nnz_cnt = np.zeros((nb, max(nseg, 1)), dtype=np.uint64)
+    if nnz:
+        # every column's segment, in the smallest dtype (a table of 1 byte per column
+        # stays in the cache better than the 4-byte relabelling)
+        sdt = np.uint8 if nseg <= 1 << 8 else np.uint16 if nseg <= 1 << 16 else np.uint32
+        seg = ((uinv if has_perm else np.arange(ncols, dtype=np.int64)) // width).astype(sdt)
+        _segment_count(bounds, uptr, uidx, seg, row_cnt, nnz_cnt)
+        del seg
+    row_cnt, nnz_cnt = row_cnt[:, :nseg], nnz_cnt[:, :nseg]
+    # offsets: segment-major, then block order (rows ascending within a segment)
+    row_start = np.zeros(nb * nseg + 1, dtype=np.uint64)
+    np.cumsum(row_cnt.T.ravel(), out=row_start[1:])
+    nnz_start = np.zeros(nb * nseg + 1, dtype=np.uint64)
+    np.cumsum(nnz_cnt.T.ravel(), out=nnz_start[1:])
+    nlocal = int(row_start[-1])
+    group_rows = (row_start[::nb].astype(np.int64) if nseg
+                  else np.zeros(1, dtype=np.int64))
+    lptr = np.empty(nlocal + 1, dtype=lptr_dtype)
+    lptr[nlocal] = nnz
+    rowmap = np.empty(nlocal, dtype=rowmap_dtype)
+    out_idx = np.empty(nnz, dtype=indices.dtype)
+    out_val = None if values is None else np.empty(nnz, dtype=values.dtype)
+    if nnz:
+        row_cur = row_start[:-1].reshape(nseg, nb).T.copy()
+        nnz_cur = nnz_start[:-1].reshape(nseg, nb).T.copy()
+        vals = np.ascontiguousarray(values) if values is not None else np.zeros(1, np.bool_)
+        mixed = split // width if has_perm and 0 < split < ncols and split % width else -1
+        maxlen = int(np.diff(uptr.astype(np.int64)).max()) if mixed >= 0 else 1
+        _segment_fill(bounds, uptr, uidx, uinv, has_perm, uidx.dtype.type(split),
+                      np.int64(mixed), np.uint64(width), vals, values is not None,
+                      np.int64(maxlen), row_cur, nnz_cur, uindex(lptr), uindex(rowmap),
+                      uindex(out_idx), out_val if out_val is not None else np.zeros(1, np.bool_))
+    return {"group_rows": group_rows, "lptr": lptr, "rowmap": rowmap, "indices": out_idx,
+            "values": out_val}
