@@ -2,6 +2,8 @@
 
 - Matrix Market: :func:`read_mm`, :func:`write_mm` (``.mtx`` and ``.mtx.gz``),
   :func:`read_mm_coo` (NumPy coordinates, no gblas object).
+- Matrices with their built formats: :func:`save`, :func:`load` (``.npz``; the layout
+  is documented in :mod:`gblas.io.store`).
 - Generators: :func:`kronecker` (Graph500 R-MAT), :func:`uniform`, :func:`grid`, and their
   edge-list versions :func:`kronecker_coo`, :func:`uniform_coo`, :func:`grid_coo`.
 
@@ -15,6 +17,7 @@ Examples
 
 from .generators import grid, grid_coo, kronecker, kronecker_coo, uniform, uniform_coo
 from .matrix_market import MMData, read_mm, read_mm_coo, write_mm
+from .store import load, save
 
 __all__ = [
     "MMData",
@@ -22,8 +25,10 @@ __all__ = [
     "grid_coo",
     "kronecker",
     "kronecker_coo",
+    "load",
     "read_mm",
     "read_mm_coo",
+    "save",
     "uniform",
     "uniform_coo",
     "write_mm",
