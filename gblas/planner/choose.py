@@ -263,6 +263,13 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     if csr is not None and csr.device == "gpu" and "gpu_segmented" in cands:
         return choose_gpu_pull_format(A, csr, transposed, x_bytes, y_bytes, allowed_frac,
                                       memory_budget, fold, expected_uses)
+    if csr is None and device == "cpu":
+        # the transpose this call builds, and its estimated cost
+        a_val = 0 if A.is_iso else np.dtype(A.dtype).itemsize
+        t = cost.transpose_seconds(A.nvals, a_val, hardware.detect().threads)
+        return ("csr", f"csr: the CSR of A^T is built by this call (est. {t:.3g} s, a "
+                "parallel transpose); other formats are weighed once it exists",
+                {"build_s": {"csr": round(t, 4)}}, None)
     if csr is None or cands == ("csr",) or csr.device != "cpu":
         why = ("csr: the only pull format on " + device if csr is not None else
                "csr: the CSR of A^T is built by this call; other formats are weighed once "

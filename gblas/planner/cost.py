@@ -84,9 +84,32 @@ NS_ROW = 1.0
 #: ns per local row and thread of a grouped format: partial written, read back, merged.
 NS_LOCAL_ROW = 3.0
 #: ns per entry of a build (divided by the threads), including the frequency clustering
-#: the formats apply to skewed graphs (measured: 5 ns without it, 30 to 50 ns with it on
-#: Kronecker 22-23, first touch of the new arrays included).
-NS_BUILD_ENTRY = {"csr": 0.0, "shards": 0.0, "segmented": 40.0, "heavy_light": 45.0}
+#: the formats apply to skewed graphs and the first touch of the new arrays.  segmented:
+#: one count and one fill pass that relabel and group the entries
+#: (``backends/cpu/build.py``), measured on the 2-core machine at Kronecker 21-22 with
+#: float64 values: 2.5-2.9 s for 64M entries and 7.6-11 s for 128M with the machine
+#: loaded (load average ~4), 5.5 s for 128M less loaded, i.e. 45-90 ns per entry and
+#: thread; pattern-only (no values) 85 ns loaded.  heavy_light (relabelled copy, then
+#: grouping) is not remeasured.
+NS_BUILD_ENTRY = {"csr": 0.0, "shards": 0.0, "segmented": 60.0, "heavy_light": 45.0}
+#: The CPU transpose (``backends/cpu/build.py``: bucket counts, a partition pass, a
+#: placement within cache-sized buckets): ns per entry and thread, plus per byte of value.
+#: Measured at Kronecker 22 (128M entries, 2 threads): 1.2-1.9 s pattern-only and 1.3-1.7 s
+#: with float64 values on the machine lightly loaded (2.8-4.2 s at load average ~4).
+NS_TRANSPOSE_ENTRY = 18.0
+NS_TRANSPOSE_VALUE_BYTE = 1.0
+
+
+def transpose_seconds(nnz: int, value_bytes: int, threads: int) -> float:
+    """Estimated seconds of the CPU transpose of a CSR with ``nnz`` entries.
+
+    Examples
+    --------
+    >>> round(transpose_seconds(128_000_000, 8, 2), 2)
+    1.66
+    """
+    ns = NS_TRANSPOSE_ENTRY + NS_TRANSPOSE_VALUE_BYTE * value_bytes
+    return ns * 1e-9 * nnz / max(1, threads)
 #: Fixed build cost (s): Python work, small arrays.
 BUILD_OVERHEAD_S = {"csr": 0.0, "shards": 1e-5, "segmented": 2e-3, "heavy_light": 3e-3}
 
