@@ -23,27 +23,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 from typing import Any
 
 import numpy as np
 
-from benchmarks.harness import markdown_table, write_results
+from benchmarks.harness import markdown_table, median_ms, write_results
 
 #: Share of the frontier the sampling estimate pushes (at least one vertex).
 SAMPLE = 0.01
-
-
-def _median_ms(fn, sync, repeat: int) -> float:
-    fn()
-    sync()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t0)
-    return float(np.median(ts)) * 1e3
 
 
 def sweep(name: str, A: Any, source: int, repeat: int, rng) -> dict:
@@ -70,14 +57,14 @@ def sweep(name: str, A: Any, source: int, repeat: int, rng) -> dict:
             with gb.config(direction=direction):
                 return gb.mxv(AT, x, "any_pair", mask=mask, replace=True)
 
-        t_push = _median_ms(lambda: step("push"), sync, repeat)
-        t_pull = _median_ms(lambda: step("pull"), sync, repeat)
+        t_push = median_ms(lambda: step("push"), sync, repeat)
+        t_pull = median_ms(lambda: step("pull"), sync, repeat)
         if edp is None:
             edp = t_pull
         idx = q.sparse_data().indices
         nf = int(idx.shape[0])
         # work estimate: the frontier's degree sum (what the planner computes)
-        t_work = _median_ms(lambda idx=idx: int(deg[idx].sum()), sync, repeat)
+        t_work = median_ms(lambda idx=idx: int(deg[idx].sum()), sync, repeat)
         active = int(deg[idx].sum())
         allowed = n - levels.nvals
         work_push = cost.PUSH_EDGE_COST * active + nf < nnz * allowed / n + nf
@@ -85,7 +72,7 @@ def sweep(name: str, A: Any, source: int, repeat: int, rng) -> dict:
         ns = max(1, math.ceil(SAMPLE * nf))
         pick = np.sort(rng.choice(nf, ns, replace=False))
         qs = gb.Vector.from_coo(cp.asnumpy(idx)[pick], None, n).to("gpu")
-        t_sample = _median_ms(lambda qs=qs: step("push", qs), sync, repeat)
+        t_sample = median_ms(lambda qs=qs: step("push", qs), sync, repeat)
         esp = t_sample * nf / ns
         sample_push = esp < edp
         plan = gb.explain(gb.mxv, AT, q, "any_pair", mask=mask, replace=True)

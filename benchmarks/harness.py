@@ -283,3 +283,23 @@ def write_results(name: str, title: str, sections: Sequence[tuple[str, str]],
     path = directory / f"{name}.md"
     path.write_text("\n".join(out))
     return path
+
+
+def median_ms(fn: Callable[[], object], sync: Callable[[], object], repeat: int) -> float:
+    """Median wall time of ``fn()`` in milliseconds, ``sync()`` after each call (a GPU's
+    synchronize), after one untimed call.
+
+    Examples
+    --------
+    >>> median_ms(lambda: None, lambda: None, 3) >= 0
+    True
+    """
+    fn()
+    sync()
+    ts = []
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        sync()
+        ts.append(time.perf_counter() - t0)
+    return float(np.median(ts)) * 1e3

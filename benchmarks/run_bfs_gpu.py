@@ -13,23 +13,12 @@ Examples
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 import time
 
 import numpy as np
 
-
-def _median_ms(fn, repeat: int, sync) -> float:
-    fn()
-    sync()
-    ts = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        sync()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e3
+from benchmarks.harness import median_ms
 
 
 def _one(scale: int, repeat: int, source: int) -> dict:
@@ -53,12 +42,12 @@ def _one(scale: int, repeat: int, source: int) -> dict:
     plan = gb.explain(gb.algorithms.bfs, G, src)
     want = scipy_bfs_levels(S, src)
     ok = bool(np.array_equal(cp.asnumpy(first.to_dense(fill=-1)), want))
-    fused = _median_ms(lambda: gb.algorithms.bfs(G, src), repeat, sync)
+    fused = median_ms(lambda: gb.algorithms.bfs(G, src), sync, repeat)
     with gb.config(format="csr"):
-        loop = _median_ms(lambda: gb.algorithms.bfs(G, src), repeat, sync)
+        loop = median_ms(lambda: gb.algorithms.bfs(G, src), sync, repeat)
     C = csp.csr_matrix(S.astype(np.float32))
     x = cp.ones(S.shape[0], dtype=np.float32)
-    spmv2 = _median_ms(lambda: (C @ x, C @ x), repeat, sync)
+    spmv2 = median_ms(lambda: (C @ x, C @ x), sync, repeat)
     return {"scale": scale, "n": S.shape[0], "nnz": S.nnz, "source": src,
             "levels": int(want.max()), "reached": int((want >= 0).sum()), "ok": ok,
             "first_s": t_first, "fused_ms": fused, "loop_ms": loop, "spmv2_ms": spmv2,

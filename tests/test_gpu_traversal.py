@@ -5,35 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 pytestmark = pytest.mark.gpu
 
 from gpu_helpers import cp  # noqa: E402  (skips the module without a GPU)
+from graph_cases import bfs_graphs  # noqa: E402
 
 import gblas as gb  # noqa: E402
 from gblas.io import generators  # noqa: E402
 
-
-def _graphs():
-    rng = np.random.default_rng(7)
-    out = []
-    for n, m in ((1, 0), (5, 0), (40, 60), (300, 900), (2000, 30000)):
-        r = rng.integers(0, max(n, 1), m)
-        c = rng.integers(0, max(n, 1), m)
-        out.append((f"uniform {n}x{m}", sp.csr_array((np.ones(m), (r, c)), shape=(n, n))))
-    out.append(("kronecker 12", generators.kronecker(12, 16, seed=3).to_scipy()))
-    out.append(("kronecker 12 sym", generators.kronecker(12, 8, seed=4,
-                                                        symmetric=True).to_scipy()))
-    out.append(("grid 60x70", generators.grid(60, 70).to_scipy()))
-    # a path: hundreds of one-vertex levels
-    n = 700
-    out.append(("path", sp.csr_array((np.ones(n - 1), (np.arange(n - 1), np.arange(1, n))),
-                                     shape=(n, n))))
-    return out
+_GRAPHS = bfs_graphs(sizes=((1, 0), (5, 0), (40, 60), (300, 900), (2000, 30000)), seed=7)
 
 
-@pytest.mark.parametrize("name,S", _graphs(), ids=[g[0] for g in _graphs()])
+@pytest.mark.parametrize("name,S", _GRAPHS, ids=[g[0] for g in _GRAPHS])
 @pytest.mark.parametrize("parents", [False, True])
 def test_fused_bfs_matches_cpu(name, S, parents):
     A = gb.Matrix.from_scipy(S)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from graph_cases import bfs_graphs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -13,25 +14,7 @@ import gblas as gb
 from gblas.cli import scipy_bfs_levels
 from gblas.io import generators
 
-
-def _graphs():
-    rng = np.random.default_rng(11)
-    out = []
-    for n, m in ((1, 0), (6, 0), (40, 70), (300, 2000), (3000, 60000)):
-        r = rng.integers(0, max(n, 1), m)
-        c = rng.integers(0, max(n, 1), m)
-        out.append((f"uniform {n}x{m}", sp.csr_array((np.ones(m), (r, c)), shape=(n, n))))
-    out.append(("kronecker 11", generators.kronecker(11, 16, seed=3).to_scipy()))
-    out.append(("kronecker 10 sym", generators.kronecker(10, 8, seed=4,
-                                                        symmetric=True).to_scipy()))
-    out.append(("grid 30x40", generators.grid(30, 40).to_scipy()))
-    n = 500  # a path: hundreds of one-vertex levels
-    out.append(("path", sp.csr_array((np.ones(n - 1), (np.arange(n - 1), np.arange(1, n))),
-                                     shape=(n, n))))
-    return out
-
-
-_GRAPHS = _graphs()
+_GRAPHS = bfs_graphs()
 
 
 def _loop(A, s, parents):

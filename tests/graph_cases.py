@@ -1,0 +1,28 @@
+"""Graphs shared by the BFS tests of both devices: random, power-law, a grid and a path
+(hundreds of one-vertex levels), as SciPy CSR arrays."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from gblas.io import generators
+
+
+def bfs_graphs(sizes=((1, 0), (6, 0), (40, 70), (300, 2000), (3000, 60000)), seed: int = 11,
+               path: int = 500) -> list[tuple[str, sp.csr_array]]:
+    """``(name, S)`` pairs: uniform random digraphs of the given ``(n, m)``, Kronecker
+    graphs (directed and symmetric), a 30 x 40 grid and a path of ``path`` vertices."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for n, m in sizes:
+        r = rng.integers(0, max(n, 1), m)
+        c = rng.integers(0, max(n, 1), m)
+        out.append((f"uniform {n}x{m}", sp.csr_array((np.ones(m), (r, c)), shape=(n, n))))
+    out.append(("kronecker 11", generators.kronecker(11, 16, seed=3).to_scipy()))
+    out.append(("kronecker 10 sym", generators.kronecker(10, 8, seed=4,
+                                                        symmetric=True).to_scipy()))
+    out.append(("grid 30x40", generators.grid(30, 40).to_scipy()))
+    ids = np.arange(path - 1)
+    out.append(("path", sp.csr_array((np.ones(path - 1), (ids, ids + 1)), shape=(path, path))))
+    return out
