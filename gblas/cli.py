@@ -144,7 +144,9 @@ def _info(_args: argparse.Namespace) -> int:
     from . import _device
 
     lines = {"threads (numba)": str(numba.get_num_threads()),
-             "threading layer": str(numba.config.THREADING_LAYER)}
+             "threading layer": f"{numba.config.THREADING_LAYER}, OMP_WAIT_POLICY="
+                                f"{os.environ.get('OMP_WAIT_POLICY', 'unset')} (passive "
+                                "unless set before importing gblas)"}
     lines.update(cpu_description())
     lines.update(_planner_info())
     gpu = _device.gpu_available()
