@@ -516,6 +516,24 @@ def floyd_warshall(csgraph, directed: bool = True, return_predecessors: bool = F
 
 
 def _bfs_order(A, start: int, directed: bool):
+    """SciPy's BFS order and predecessors: the queue kernel where the planner picks it
+    (:func:`gblas.planner.traversal.plan_bfs_order`), else the loop below."""
+    from .backends.registry import get_kernel
+    from .config import config
+    from .planner.traversal import plan_bfs_order
+
+    plan = plan_bfs_order(A, directed, config.current())
+    if not plan.kernel:
+        return _bfs_order_loop(A, start, directed)
+    AT = None if directed else A.csr(transposed=True)
+    order, pred = get_kernel(*plan.kernel_key)(A.csr(), AT, start)
+    out = np.full(A.shape[0], NULL, dtype=np.int32)
+    reached = pred >= 0
+    out[reached] = pred[reached]
+    return order.astype(np.int32), out
+
+
+def _bfs_order_loop(A, start: int, directed: bool):
     """SciPy's BFS order and predecessors, one masked product (two if undirected) a level.
 
     SciPy visits the queue in order and appends each vertex's unvisited out-neighbours

@@ -77,3 +77,25 @@ def test_transposed_view_pulls_from_its_parent():
     assert plan.details["pull"]
     got = gb.algorithms.bfs(A.T, 3)
     np.testing.assert_array_equal(got.to_dense(fill=-1), scipy_bfs_levels(S.T.tocsr(), 3))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 50), st.integers(0, 250), st.integers(0, 2**32 - 1), st.booleans())
+def test_breadth_first_order_is_scipys(n, m, seed, directed):
+    import scipy.sparse.csgraph as csg
+
+    from gblas import csgraph
+
+    rng = np.random.default_rng(seed)
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    S = sp.csr_array((np.ones(m), (r, c)), shape=(n, n))
+    S.sum_duplicates()
+    s = int(rng.integers(0, n))
+    want_o, want_p = csg.breadth_first_order(S, s, directed=directed)
+    got_o, got_p = csgraph.breadth_first_order(S, s, directed=directed)
+    np.testing.assert_array_equal(got_o, want_o)
+    np.testing.assert_array_equal(got_p, want_p)
+    with gb.config(format="csr"):  # the loop of products gives the same
+        loop_o, loop_p = csgraph.breadth_first_order(S, s, directed=directed)
+    np.testing.assert_array_equal(loop_o, want_o)
+    np.testing.assert_array_equal(loop_p, want_p)

@@ -16,7 +16,7 @@ from ..backends.registry import has_kernel
 from ..config import Settings
 from .plan import Plan
 
-__all__ = ["plan_bfs"]
+__all__ = ["plan_bfs", "plan_bfs_order"]
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -63,3 +63,29 @@ def _transpose_ready(A) -> bool:
     (whose transpose is its parent's own CSR)."""
     has = getattr(A, "has_format", None)
     return True if has is None else bool(has("csr", transposed=True))
+
+
+def plan_bfs_order(A, directed: bool, settings: Settings) -> Plan:
+    """The Plan of ``gblas.csgraph.breadth_first_order``: SciPy's visit order comes from a
+    queue (each vertex's out-neighbours in index order, then its in-neighbours when
+    undirected), which a compiled queue kernel reproduces in ``O(n + m)``; where none is
+    registered for the device, or a format or direction is pinned, a loop of masked
+    products per level computes the same order.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_bfs_order(A, True, config.current()).kernel
+    'bfs_order/csr/cpu'
+    """
+    dev = A.device
+    pinned = settings.format is not None or settings.direction is not None
+    if not pinned and has_kernel("bfs_order", "csr", dev):
+        return Plan("bfs_order", "csr", "push", dev, f"bfs_order/csr/{dev}",
+                    reason="queue kernel: SciPy's order in one pass over the edges",
+                    details={"directed": directed})
+    why = "pinned by gb.config" if pinned else f"no queue kernel for {dev}"
+    return Plan("bfs_order", "csr", "per level", dev, "",
+                reason=f"loop of masked products ({why})", details={"directed": directed})

@@ -32,7 +32,7 @@ from ..registry import register
 from .jitcache import jit
 from .mxv import row_bounds, run_blocks, uindex
 
-__all__ = ["ALPHA", "BETA", "bfs_levels"]
+__all__ = ["ALPHA", "BETA", "bfs_levels", "bfs_order"]
 
 #: Push -> pull once the frontier's out-edges exceed the unvisited edges / ALPHA.
 ALPHA = 14
@@ -192,3 +192,64 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
             break
     stats["levels"] = int(state[_DEPTH]) - (1 if stats["push"] + stats["pull"] else 0)
     return level, (parent if parents else None), stats
+
+
+@jit()
+def _queue_order(ptr, idx, ptrT, idxT, undirected, start, order, pred):
+    """A queue BFS: each dequeued vertex appends its unvisited out-neighbours in index
+    order, then (``undirected``) its in-neighbours; returns the vertices reached."""
+    order[0] = start
+    pred[start] = start  # marks it visited; reset by the caller
+    head = 0
+    tail = 1
+    while head < tail:
+        u = order[head]
+        head += 1
+        for p in range(ptr[u], ptr[u + 1]):
+            v = idx[p]
+            if pred[v] < 0:
+                pred[v] = u
+                order[tail] = v
+                tail += 1
+        if undirected:
+            for p in range(ptrT[u], ptrT[u + 1]):
+                v = idxT[p]
+                if pred[v] < 0:
+                    pred[v] = u
+                    order[tail] = v
+                    tail += 1
+    return tail
+
+
+@register("bfs_order", "csr", "cpu")
+def bfs_order(A: Any, AT: Any, start: int) -> tuple[np.ndarray, np.ndarray]:
+    """SciPy's ``breadth_first_order``: the visit order and each vertex's predecessor.
+
+    Parameters
+    ----------
+    A : CSR
+        The graph (row i lists the j of edges i -> j, indices sorted).
+    AT : CSR or None
+        Its transpose for an undirected search (in-edges are followed after out-edges);
+        None for a directed one.
+    start : int
+        The first vertex.
+
+    Returns
+    -------
+    order : ndarray of int64
+        The vertices in the order they were reached.
+    pred : ndarray of int64
+        Each reached vertex's predecessor, -1 for the start and unreached vertices.
+    """
+    n = int(A.shape[0])
+    order = np.empty(max(n, 1), dtype=np.int64)
+    pred = np.full(n, -1, dtype=np.int64)
+    ptr, idx = uindex(A.indptr), uindex(A.indices)
+    if AT is None:
+        ptrT, idxT = ptr, idx
+    else:
+        ptrT, idxT = uindex(AT.indptr), uindex(AT.indices)
+    count = _queue_order(ptr, idx, ptrT, idxT, AT is not None, np.int64(start), order, pred)
+    pred[start] = -1
+    return order[:count], pred
