@@ -40,6 +40,15 @@ class NoKernel(GraphBLASError, NotImplementedError):
     """No kernel is registered for this (operation, format, device)."""
 
 
+class CompileError(NoKernel):
+    """A user operator's function cannot be compiled for the CPU (Numba) for a dtype.
+
+    Raised at the operator's first use with that dtype; the message names the call, the
+    operator and Numba's reason.  When the function raises on every path, the error is
+    chained from the exception the function raised.
+    """
+
+
 class NoGPU(GraphBLASError, RuntimeError):
     """The GPU was asked for but CuPy or a CUDA device is not available."""
 

@@ -110,9 +110,29 @@ SEMIRINGS: dict[str, Semiring] = {
 # ---------------------------------------------------------------------------- lookup
 
 
+#: The module listing the built-in objects of each kind (named in error messages).
+_MODULES = {"semiring": "gb.semirings", "monoid": "gb.monoids", "binary": "gb.binary",
+            "unary": "gb.unary"}
+_KINDS = {"semiring": "semiring", "monoid": "monoid", "binary": "binary operator",
+          "unary": "unary operator"}
+
+
+def _note_call(value, call: str) -> None:
+    """Tell the operators inside ``value`` which call uses them (for compile errors)."""
+    if isinstance(value, Semiring):
+        value.multiply.note_call(call)
+        value.add.op.note_call(call)
+    elif isinstance(value, Monoid):
+        value.op.note_call(call)
+    else:
+        value.note_call(call)
+
+
 def _lookup(kind: str, table: dict, cls, value, call: str, arg: str):
     if isinstance(value, cls):
+        _note_call(value, call)
         return value
+    what, module = _KINDS[kind], _MODULES[kind]
     if isinstance(value, str):
         key = value.strip().lower().replace(".", "_")
         if key in table:
@@ -120,11 +140,15 @@ def _lookup(kind: str, table: dict, cls, value, call: str, arg: str):
         close = difflib.get_close_matches(key, list(table), n=3)
         hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
         raise bad_arg(
-            InvalidValue, call, arg, f"a {kind} name or gb.{cls.__name__} object",
-            repr(value), f"Unknown {kind}.{hint} gb.{kind}s lists the built-in ones.",
+            InvalidValue, call, arg, f"a {what} name or gb.{cls.__name__} object",
+            repr(value), f"Unknown {what}.{hint} {module} lists the built-in ones.",
         )
-    raise bad_arg(InvalidObject, call, arg, f"a {kind} name (str) or gb.{cls.__name__}",
-                  type(value).__name__)
+    fix = None
+    if callable(value) and kind in ("binary", "unary"):
+        args = "a, b" if kind == "binary" else "x"
+        fix = f"Wrap a function in an operator: gb.{cls.__name__}('name', lambda {args}: ...)."
+    raise bad_arg(InvalidObject, call, arg, f"a {what} name (str) or gb.{cls.__name__}",
+                  type(value).__name__, fix)
 
 
 def semiring(value, call: str = "mxv", arg: str = "semiring") -> Semiring:
@@ -146,6 +170,7 @@ def monoid(value, call: str = "reduce", arg: str = "monoid") -> Monoid:
 def binary_op(value, call: str = "ewise_add", arg: str = "op") -> BinaryOp:
     """Resolve a binary operator given by object or name.  A Monoid gives its operator."""
     if isinstance(value, Monoid):
+        value.op.note_call(call)
         return value.op
     return _lookup("binary", BINARY, BinaryOp, value, call, arg)
 

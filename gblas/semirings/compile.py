@@ -1,7 +1,10 @@
 """Turn an operator's Python function into device code.
 
 * :func:`numba_unary` / :func:`numba_binary` — Numba ``njit`` scalar functions for one
-  dtype, casting the result to the operator's output dtype after each application.
+  dtype, casting the result to the operator's output dtype after each application.  A
+  user operator is compiled at its first use with a dtype (:func:`check_compiles`), so
+  that a function Numba cannot compile fails there with a
+  :class:`~gblas.exceptions.CompileError` naming the call, the operator and the reason.
 * :func:`cuda_expression` — a CUDA C expression translated from the function's source
   (a ``lambda`` or a ``def`` whose body is one ``return``), so that the same user
   definition runs on the GPU.  Supported: arithmetic, comparisons, ``and``/``or``/``not``,
@@ -14,11 +17,14 @@ from __future__ import annotations
 
 import ast
 import inspect
+import os
+import re
 import textwrap
+import types
 
 import numpy as np
 
-from ..exceptions import NoKernel
+from ..exceptions import CompileError, NoKernel
 
 MATH_FUNCS = {
     "sqrt": "sqrt", "exp": "exp", "log": "log", "log2": "log2", "log10": "log10",
@@ -34,10 +40,111 @@ def _numba():
     return numba
 
 
-def numba_unary(func, in_dt: np.dtype, out_dt: np.dtype):
-    """Compile ``func(x)`` for inputs of ``in_dt`` returning ``out_dt``."""
+#: What a CPU operator function may do, told when its compilation fails.
+COMPILE_FIX = (
+    "Use only arithmetic, comparisons, conditional expressions, min/max/abs, "
+    "int/float/bool and math or NumPy scalar functions of the arguments (Numba's "
+    "nopython mode: no Python objects, containers, strings or calls of uncompiled "
+    "functions), and return a number or a bool on every path."
+)
+
+
+def plain_function(func, nargs: int):
+    """A plain Python function Numba can compile for ``func``.
+
+    A Python function is itself; a Numba dispatcher gives its ``py_func``; a NumPy ufunc
+    or a builtin (``math.sqrt``, ``operator.add``) is called from a small plain function
+    (a closure over it, so that the compiled kernels stay cacheable on disk).
+
+    Examples
+    --------
+    >>> float(plain_function(np.add, 2)(1.0, 2.0))
+    3.0
+    """
+    if isinstance(func, types.FunctionType):
+        return func
+    py = getattr(func, "py_func", None)
+    if isinstance(py, types.FunctionType):
+        return py
+    if nargs == 1:
+        def call1(x):
+            return func(x)
+
+        return call1
+
+    def call2(a, b):
+        return func(a, b)
+
+    return call2
+
+
+def _reason(exc: BaseException) -> str:
+    """The first line of a Numba error that says what went wrong, with its place."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc))
+    reason = None
+    for line in text.splitlines():
+        s = line.strip()
+        if s and not s.startswith(("Failed in ", "During:", "Rewrite", "- Resolution")):
+            reason = s.rstrip(".:")
+            break
+    if reason is None:
+        reason = type(exc).__name__
+    where = re.search(r'File "([^"]+)", line (\d+)', text)
+    if where:
+        reason += f" (line {where.group(2)} of {os.path.basename(where.group(1))})"
+    return reason
+
+
+def check_compiles(f, func, nargs: int, in_dt: np.dtype, who: str) -> None:
+    """Compile the dispatcher ``f`` (of the Python function ``func``) for ``nargs``
+    operands of ``in_dt`` now, and turn a failure into a clear
+    :class:`~gblas.exceptions.CompileError`.
+
+    ``who`` starts the message (the call and the operator).  A function Numba types as
+    returning nothing (it raises on every path) is called once in Python with operands
+    ``1``, and the error is chained from the exception it raises there.
+    """
     numba = _numba()
-    f = numba.njit(func, error_model="numpy")
+    in_dt = np.dtype(in_dt)
+    sig = (numba.from_dtype(in_dt),) * nargs
+    try:
+        f.compile(sig)
+    except Exception as e:  # Numba's TypingError, UnsupportedError, ...
+        raise CompileError(
+            f"{who} cannot be compiled for {in_dt.name} operands (Numba: {_reason(e)}). "
+            f"{COMPILE_FIX}"
+        ) from None
+    ret = next((s.return_type for s in f.nopython_signatures if tuple(s.args) == sig), None)
+    if ret is None or isinstance(ret, (numba.types.Number, numba.types.Boolean)):
+        return
+    one = in_dt.type(1)
+    try:
+        got = func(*([one] * nargs))
+    except Exception as e:
+        raise CompileError(
+            f"{who} raised {e!r} when called with "
+            f"{', '.join(['1'] * nargs)} ({in_dt.name}); Numba finds that it raises on "
+            f"every path, so it has no value to compute. Fix the function (the exception "
+            f"it raised is chained below)."
+        ) from e
+    raise CompileError(
+        f"{who} returns {ret} for {in_dt.name} operands (in Python: {got!r}), expected a "
+        f"number or a bool on every path. {COMPILE_FIX}"
+    )
+
+
+def numba_unary(func, in_dt: np.dtype, out_dt: np.dtype, who: str | None = None):
+    """Compile ``func(x)`` for inputs of ``in_dt`` returning ``out_dt``.
+
+    With ``who`` (the call and the operator, for messages) ``func`` is compiled at once
+    and a failure raises :class:`~gblas.exceptions.CompileError`; otherwise it compiles
+    lazily with the first kernel that uses it.
+    """
+    numba = _numba()
+    py = plain_function(func, 1)
+    f = numba.njit(py, error_model="numpy")
+    if who is not None:
+        check_compiles(f, py, 1, in_dt, who)
     to_in = numba.from_dtype(np.dtype(in_dt))
     to_out = numba.from_dtype(np.dtype(out_dt))
 
@@ -47,10 +154,16 @@ def numba_unary(func, in_dt: np.dtype, out_dt: np.dtype):
     return numba.njit(g, inline="always", error_model="numpy")
 
 
-def numba_binary(func, in_dt: np.dtype, out_dt: np.dtype):
-    """Compile ``func(a, b)`` for operands of ``in_dt`` returning ``out_dt``."""
+def numba_binary(func, in_dt: np.dtype, out_dt: np.dtype, who: str | None = None):
+    """Compile ``func(a, b)`` for operands of ``in_dt`` returning ``out_dt``.
+
+    ``who`` as in :func:`numba_unary`.
+    """
     numba = _numba()
-    f = numba.njit(func, error_model="numpy")
+    py = plain_function(func, 2)
+    f = numba.njit(py, error_model="numpy")
+    if who is not None:
+        check_compiles(f, py, 2, in_dt, who)
     to_in = numba.from_dtype(np.dtype(in_dt))
     to_out = numba.from_dtype(np.dtype(out_dt))
 
@@ -218,6 +331,23 @@ def _function_node(func) -> ast.AST:
     return cands[0]
 
 
+#: NumPy ufuncs (and builtins of the same name) with a CUDA operator.
+_NAMED_BINOPS = {"add": "+", "subtract": "-", "multiply": "*", "sub": "-", "mul": "*"}
+
+
+def _named_expression(name: str, argnames: tuple[str, ...]) -> str | None:
+    """CUDA C for a ufunc or builtin known by name (``np.add``, ``math.sqrt``), or None."""
+    if len(argnames) == 2 and name in _NAMED_BINOPS:
+        a, b = argnames
+        return f"({a} {_NAMED_BINOPS[name]} {b})"
+    if len(argnames) == 2 and name in ("true_divide", "divide", "truediv"):
+        a, b = argnames
+        return f"((double)({a}) / (double)({b}))"
+    if name in MATH_FUNCS:
+        return f"{MATH_FUNCS[name]}(" + ", ".join(f"(double)({a})" for a in argnames) + ")"
+    return None
+
+
 def cuda_expression(func, argnames: tuple[str, ...]) -> str:
     """CUDA C expression for a Python scalar function.
 
@@ -226,6 +356,14 @@ def cuda_expression(func, argnames: tuple[str, ...]) -> str:
     >>> cuda_expression(lambda a, b: min(a * b, 1.0), ("a", "b"))
     'gb_min((a * b), 1.0)'
     """
+    if not isinstance(func, types.FunctionType):
+        py = getattr(func, "py_func", None)
+        if isinstance(py, types.FunctionType):
+            func = py  # a Numba dispatcher: its Python function
+        else:  # a NumPy ufunc or a builtin: by its name
+            expr = _named_expression(getattr(func, "__name__", ""), argnames)
+            if expr is not None:
+                return expr
     try:
         node = _function_node(func)
         if isinstance(node, ast.Lambda):

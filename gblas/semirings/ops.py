@@ -15,6 +15,8 @@ to pick hand-written fast paths (e.g. hardware atomics); user operators have ``c
 
 from __future__ import annotations
 
+import inspect
+import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,11 +24,70 @@ from typing import Any
 import numpy as np
 
 from .. import dtypes
-from ..exceptions import DomainMismatch, InvalidValue, bad_arg
+from ..exceptions import DomainMismatch, InvalidObject, InvalidValue, bad_arg
 
 # Output-dtype rules an operator can follow.
 SAME = "same"  # output dtype = input dtype
 BOOL = "bool"  # output is bool (logical and comparison operators)
+
+_ARGS = {1: "x", 2: "a, b"}
+
+
+def _arity_error(call: str, func, nargs: int, got: str, fix: str | None = None):
+    kind = "one argument" if nargs == 1 else "two arguments"
+    return bad_arg(
+        InvalidObject, call, "func",
+        f"a function of {kind} (a def or lambda, a numba.njit function or a NumPy ufunc "
+        f"with {nargs} input{'s' if nargs > 1 else ''})", got,
+        fix or f"Write it as a lambda: lambda {_ARGS[nargs]}: ...",
+    )
+
+
+def _check_func(func, nargs: int, call: str) -> None:
+    """Raise a clear error unless ``func`` can be an operator of ``nargs`` operands."""
+    if not callable(func):
+        raise _arity_error(call, func, nargs, f"{type(func).__name__} {func!r}")
+    if isinstance(func, np.ufunc):
+        if func.nin != nargs or func.nout != 1:
+            raise _arity_error(call, func, nargs, f"np.{func.__name__} with {func.nin} "
+                               f"input(s) and {func.nout} output(s)")
+        return
+    py = getattr(func, "py_func", None)  # a numba.njit function
+    target = py if isinstance(py, types.FunctionType) else func
+    if not isinstance(target, (types.FunctionType, types.BuiltinFunctionType)):
+        raise _arity_error(call, func, nargs, f"a {type(func).__name__}",
+                           f"Numba compiles plain functions only; wrap it: "
+                           f"lambda {_ARGS[nargs]}: ...")
+    name = getattr(target, "__qualname__", repr(target))
+    try:
+        sig = inspect.signature(target)
+    except (TypeError, ValueError):  # builtins.max and the like: no fixed arity
+        raise _arity_error(
+            call, func, nargs, f"{name}, which takes any number of arguments",
+            f"Wrap it with the arguments spelled out: lambda {_ARGS[nargs]}: "
+            f"{getattr(target, '__name__', 'f')}({_ARGS[nargs]}).") from None
+    try:
+        sig.bind(*range(nargs))
+    except TypeError:
+        raise _arity_error(call, func, nargs, f"{name}{sig}") from None
+
+
+def _check_common(op, nargs: int, call: str) -> None:
+    if not isinstance(op.name, str) or not op.name:
+        raise bad_arg(InvalidValue, call, "name", "a non-empty str", repr(op.name))
+    _check_func(op.func, nargs, call)
+    if op.output not in (SAME, BOOL):
+        raise bad_arg(InvalidValue, call, "output", f"{SAME!r} or {BOOL!r}", repr(op.output))
+
+
+def _who(op) -> str | None:
+    """``"<call>: operator '<name>'"`` for a user operator (compiled and checked at first
+    use), None for a built-in one (compiled lazily with the kernel)."""
+    if op.code is not None:
+        return None
+    call = op._cache.get("call")
+    kind = type(op).__name__
+    return f"{call}: {kind} {op.name!r}" if call else f"{kind} {op.name!r}"
 
 
 @dataclass(eq=False)
@@ -38,7 +99,11 @@ class UnaryOp:
     name : str
         Name used in error messages, plans and the registry.
     func : callable
-        Python scalar function of one argument; must be Numba-compilable for the CPU.
+        Python scalar function of one argument (a ``def`` or ``lambda``, a
+        ``numba.njit`` function, or a NumPy ufunc of one input such as ``np.sqrt``);
+        must be Numba-compilable for the CPU.  Checked here for its number of
+        arguments; compiled at its first use with each dtype, where a function Numba
+        cannot compile raises :class:`~gblas.exceptions.CompileError`.
     cuda : str, optional
         CUDA C expression in ``x``; derived from ``func`` when omitted.
     output : {"same", "bool"}
@@ -60,10 +125,18 @@ class UnaryOp:
     float_only: bool = False
     _cache: dict = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        _check_common(self, 1, "UnaryOp")
+
+    def note_call(self, call: str) -> None:
+        """Remember the call using the operator (named by a compile error)."""
+        self._cache["call"] = call
+
     def output_dtype(self, dt: np.dtype) -> np.dtype:
         return dtypes.BOOL if self.output == BOOL else np.dtype(dt)
 
     def check_dtype(self, dt: np.dtype, call: str, arg: str = "op") -> None:
+        self.note_call(call)
         if self.float_only and np.dtype(dt).kind != "f":
             raise bad_arg(
                 DomainMismatch, call, arg, f"float values for operator {self.name!r}",
@@ -71,12 +144,18 @@ class UnaryOp:
             )
 
     def numba(self, dt: np.dtype):
-        """The Numba-compiled function for inputs of dtype ``dt`` (cached)."""
+        """The Numba-compiled function for inputs of dtype ``dt`` (cached).
+
+        Raises
+        ------
+        CompileError
+            A user operator's function cannot be compiled for ``dt``.
+        """
         from .compile import numba_unary
 
         key = np.dtype(dt)
         if key not in self._cache:
-            self._cache[key] = numba_unary(self.func, key, self.output_dtype(key))
+            self._cache[key] = numba_unary(self.func, key, self.output_dtype(key), _who(self))
         return self._cache[key]
 
     def cuda_expr(self) -> str:
@@ -100,7 +179,11 @@ class BinaryOp:
     name : str
         Name used in error messages, plans and the registry.
     func : callable
-        Python scalar function of two arguments; must be Numba-compilable for the CPU.
+        Python scalar function of two arguments (a ``def`` or ``lambda``, a
+        ``numba.njit`` function, or a NumPy ufunc of two inputs such as ``np.add``);
+        must be Numba-compilable for the CPU.  Checked here for its number of
+        arguments; compiled at its first use with each dtype, where a function Numba
+        cannot compile raises :class:`~gblas.exceptions.CompileError`.
     cuda : str, optional
         CUDA C expression in ``a`` and ``b``; derived from ``func`` when omitted.
     output : {"same", "bool"}
@@ -123,10 +206,18 @@ class BinaryOp:
     commutative: bool = False
     _cache: dict = field(default_factory=dict, repr=False)
 
+    def __post_init__(self) -> None:
+        _check_common(self, 2, "BinaryOp")
+
+    def note_call(self, call: str) -> None:
+        """Remember the call using the operator (named by a compile error)."""
+        self._cache["call"] = call
+
     def output_dtype(self, dt: np.dtype) -> np.dtype:
         return dtypes.BOOL if self.output == BOOL else np.dtype(dt)
 
     def check_dtype(self, dt: np.dtype, call: str, arg: str = "op") -> None:
+        self.note_call(call)
         if self.float_only and np.dtype(dt).kind != "f":
             raise bad_arg(
                 DomainMismatch, call, arg, f"float operands for operator {self.name!r}",
@@ -134,12 +225,18 @@ class BinaryOp:
             )
 
     def numba(self, dt: np.dtype):
-        """The Numba-compiled ``f(a, b)`` for operands of dtype ``dt`` (cached)."""
+        """The Numba-compiled ``f(a, b)`` for operands of dtype ``dt`` (cached).
+
+        Raises
+        ------
+        CompileError
+            A user operator's function cannot be compiled for ``dt``.
+        """
         from .compile import numba_binary
 
         key = np.dtype(dt)
         if key not in self._cache:
-            self._cache[key] = numba_binary(self.func, key, self.output_dtype(key))
+            self._cache[key] = numba_binary(self.func, key, self.output_dtype(key), _who(self))
         return self._cache[key]
 
     def cuda_expr(self) -> str:
@@ -173,6 +270,9 @@ class _FlippedOp(BinaryOp):
                          None, orig.float_only, False)
         self._orig = orig
 
+    def note_call(self, call: str) -> None:
+        self._orig.note_call(call)
+
     def numba(self, dt: np.dtype):
         key = np.dtype(dt)
         if key not in self._cache:
@@ -189,6 +289,14 @@ class _FlippedOp(BinaryOp):
         return self._orig
 
 
+class _Missing:
+    def __repr__(self) -> str:
+        return "<required>"
+
+
+_MISSING: Any = _Missing()
+
+
 def _resolve_scalar(value: Any, dt: np.dtype):
     v = value(dt) if callable(value) else value
     return np.asarray(v).astype(dt)[()] if not isinstance(v, np.generic) else dt.type(v)
@@ -200,10 +308,11 @@ class Monoid:
 
     Parameters
     ----------
-    op : BinaryOp
-        The operator.
+    op : BinaryOp or str
+        The operator (a built-in one may be given by name).  A plain function is
+        refused: wrap it in a :class:`BinaryOp` first.
     identity : scalar or callable
-        The identity, or a function ``dtype -> identity``.
+        The identity, or a function ``dtype -> identity`` (required).
     terminal : scalar or callable, optional
         An annihilator: once a reduction reaches it, the rest can be skipped
         (``lor`` stops at True, ``min`` on unsigned at 0, ``any`` at the first value).
@@ -220,12 +329,36 @@ class Monoid:
     """
 
     op: BinaryOp
-    identity: Any
+    identity: Any = _MISSING
     terminal: Any = None
     name: str | None = None
     any_value: bool = False  # the ANY monoid: terminal at the first value
 
     def __post_init__(self) -> None:
+        call, how = "Monoid", "gb.Monoid(gb.BinaryOp(name, func), identity=0)"
+        if isinstance(self.op, str):
+            from .builtin import binary_op
+
+            self.op = binary_op(self.op, call, "op")
+        if not isinstance(self.op, BinaryOp):
+            got = type(self.op).__name__
+            raise bad_arg(
+                InvalidObject, call, "op", "a gb.BinaryOp (or a built-in operator's name)",
+                f"a {got}" if not callable(self.op) else f"a plain {got}",
+                f"A Monoid needs a BinaryOp and an identity: {how}.",
+            )
+        if self.identity is _MISSING or self.identity is None:
+            got = "no identity" if self.identity is _MISSING else "None"
+            raise bad_arg(
+                InvalidValue, call, "identity", f"the identity of {self.op.name!r} (a "
+                "scalar, or a function dtype -> scalar)", got,
+                f"A Monoid needs a BinaryOp and an identity: {how}.",
+            )
+        if not callable(self.identity) and not isinstance(
+                self.identity, (bool, int, float, np.bool_, np.number)):
+            raise bad_arg(InvalidValue, call, "identity", "a number or bool, or a function "
+                          "dtype -> scalar", f"{type(self.identity).__name__} "
+                          f"{self.identity!r}")
         if self.name is None:
             self.name = self.op.name
 
