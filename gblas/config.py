@@ -14,6 +14,8 @@ import contextlib
 import contextvars
 from dataclasses import dataclass, fields, replace
 
+import numpy as np
+
 from .exceptions import InvalidValue, bad_arg
 
 _DIRECTIONS = (None, "pull", "push")
@@ -35,7 +37,6 @@ class Settings:
 
 _DEFAULT = Settings()
 _current: contextvars.ContextVar[Settings] = contextvars.ContextVar("gblas_settings")
-
 
 
 def _validate(kw: dict) -> None:
@@ -63,6 +64,16 @@ def _validate(kw: dict) -> None:
     if uses is not None and (isinstance(uses, bool) or not isinstance(uses, int) or uses < 1):
         raise bad_arg(InvalidValue, "config", "expected_uses", "an integer >= 1 or None",
                       repr(uses))
+    threads = kw.get("threads")
+    if threads is not None:
+        import numba
+
+        most = int(numba.config.NUMBA_NUM_THREADS)
+        if isinstance(threads, (bool, np.bool_)) or not isinstance(threads, (int, np.integer)) \
+                or not 1 <= threads <= most:
+            raise bad_arg(InvalidValue, "config", "threads", f"an integer in [1, {most}] or None",
+                          repr(threads), f"Numba's thread pool has {most} threads "
+                          "(NUMBA_NUM_THREADS, set before the process starts).")
     budget = kw.get("memory_budget")
     if budget is not None and (not isinstance(budget, int) or budget < 0):
         raise bad_arg(InvalidValue, "config", "memory_budget", "a number of bytes >= 0",
@@ -85,7 +96,8 @@ class _Config:
     memory_budget : int, optional
         Bytes allowed for cached derived formats per matrix.
     threads : int, optional
-        Numba threads for CPU kernels.
+        Numba threads for CPU kernels, from 1 to Numba's pool size
+        (``NUMBA_NUM_THREADS``, by default the machine's cores).
     expected_uses : int, optional
         How many products the code inside will run with the same matrix (an iterative
         algorithm's iterations).  The planner builds a faster format when that many calls
@@ -101,11 +113,11 @@ class _Config:
     def _ctx(self, kw):
         token = _current.set(replace(_current.get(_DEFAULT), **kw))
         prev_threads = None
-        if kw.get("threads"):
+        if kw.get("threads") is not None:
             import numba
 
             prev_threads = numba.get_num_threads()
-            numba.set_num_threads(kw["threads"])
+            numba.set_num_threads(int(kw["threads"]))
         try:
             yield _current.get(_DEFAULT)
         finally:
