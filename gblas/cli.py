@@ -5,7 +5,8 @@ gblas API, shows the plans the planner chose, and checks both results and times 
 SciPy (``scipy.sparse.csgraph.breadth_first_order`` and a SciPy power iteration).
 ``gblas info`` describes the machine gblas sees: threads, CPU, caches, GPU, versions, and
 the kernel cache.  ``gblas warmup`` compiles the built-in CPU kernels into the kernel cache
-(once per machine; later processes load them).
+(once per machine; later processes load them).  ``gblas --version`` prints the version.
+A bad argument gets a one-line message on stderr and exit status 2.
 
 Examples
 --------
@@ -405,16 +406,66 @@ def _demo(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------ main
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr (exit status 2)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _ranged(kind, low=None, high=None, *, low_open: bool = False, what: str = ""):
+    """An argparse type: ``kind`` (int or float) within ``[low, high]`` (``(low, ...`` when
+    ``low_open``), finite; the message names the range and the value given."""
+    if low is not None and high is not None:
+        rng = f"from {low} to {high}"
+    elif low is not None:
+        rng = f"> {low}" if low_open else f">= {low}"
+    else:
+        rng = ""
+    expected = f"{what or ('an integer' if kind is int else 'a finite number')} {rng}".strip()
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}") from None
+        bad = (kind is float and not np.isfinite(value)) \
+            or (low is not None and (value <= low if low_open else value < low)) \
+            or (high is not None and value > high)
+        if bad:
+            raise argparse.ArgumentTypeError(f"expected {expected}, got {text!r}")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in some messages
+    return parse
+
+
+def _version() -> str:
+    import importlib.metadata as md
+
+    try:
+        return md.version("gblas")
+    except md.PackageNotFoundError:  # running from a source tree that is not installed
+        from . import __version__
+
+        return __version__
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="gblas", description=__doc__.split("\n\n")[0])
+    p = _Parser(prog="gblas", description=__doc__.split("\n\n")[0])
+    p.add_argument("--version", action="version", version=f"gblas {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="BFS and PageRank on a Kronecker graph, checked "
                                     "against SciPy")
-    d.add_argument("--scale", type=int, default=18, help="log2 of the vertices (default 18)")
-    d.add_argument("--edge-factor", type=int, default=16, help="edges per vertex (16)")
-    d.add_argument("--seed", type=int, default=0, help="generator seed (0)")
-    d.add_argument("--tol", type=float, default=None,
-                   help="PageRank tolerance, NetworkX's criterion L1 change < n * tol "
+    d.add_argument("--scale", type=_ranged(int, 1, 31), default=18,
+                   help="log2 of the vertices, 1 to 31 (default 18)")
+    d.add_argument("--edge-factor", type=_ranged(int, 1), default=16,
+                   help="edges per vertex, >= 1 (16)")
+    d.add_argument("--seed", type=_ranged(int, 0), default=0,
+                   help="generator seed, >= 0 (0)")
+    d.add_argument("--tol", type=_ranged(float, 0, low_open=True,
+                                         what="a finite number"), default=None,
+                   help="PageRank tolerance > 0, NetworkX's criterion L1 change < n * tol "
                         "(default 1e-5 / n)")
     d.add_argument("--no-progress", dest="progress", action="store_false",
                    help="do not report the iterations of long steps on stderr")
@@ -443,15 +494,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit status (0 on success).
+        Exit status: 0 on success, 1 when the demo's check fails, 2 for bad input (a
+        bad argument exits with status 2 and a one-line message on stderr).
 
     Examples
     --------
     >>> from gblas.cli import main
     >>> main(["demo", "--scale", "8", "--no-progress"])  # doctest: +SKIP
     """
+    from .exceptions import GraphBLASError
+
     args = _parser().parse_args(list(argv) if argv is not None else None)
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except GraphBLASError as e:  # bad input found past the argument parser: one line
+        print(f"gblas {args.command}: error: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":  # pragma: no cover
