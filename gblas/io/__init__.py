@@ -1,7 +1,8 @@
 """Reading, writing and generating graphs.
 
 - Matrix Market: :func:`read_mm`, :func:`write_mm` (``.mtx`` and ``.mtx.gz``),
-  :func:`read_mm_coo` (NumPy coordinates, no gblas object).
+  :func:`read_mm_coo` (NumPy coordinates, no gblas object), :func:`read_mm_vector`
+  (a one-column file, as :func:`write_mm` writes a Vector, into a Vector).
 - Matrices with their built formats: :func:`save`, :func:`load` (``.npz``; the layout
   is documented in :mod:`gblas.io.store`).
 - Generators: :func:`kronecker` (Graph500 R-MAT), :func:`uniform`, :func:`grid`, and their
@@ -16,7 +17,7 @@ Examples
 """
 
 from .generators import grid, grid_coo, kronecker, kronecker_coo, uniform, uniform_coo
-from .matrix_market import MMData, read_mm, read_mm_coo, write_mm
+from .matrix_market import MMData, read_mm, read_mm_coo, read_mm_vector, write_mm
 from .store import load, save
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "load",
     "read_mm",
     "read_mm_coo",
+    "read_mm_vector",
     "save",
     "uniform",
     "uniform_coo",
