@@ -667,9 +667,12 @@ def connected_components(csgraph, directed: bool = True, connection: str = "weak
         return (0, labels) if return_labels else 0
     lab = _components(A, kind).to_dense()
     lab = np.asarray(lab.get() if hasattr(lab, "get") else lab)
-    # the labels are the smallest vertex of each component: ranking them numbers the
-    # components in order of first appearance
-    uniq, labels = np.unique(lab, return_inverse=True)
-    labels = labels.astype(np.int32)
-    return (int(uniq.size), labels) if return_labels else int(uniq.size)
+    # the labels are the smallest vertex of each component (a component's smallest vertex
+    # is labelled by itself): ranking those numbers the components in order of first
+    # appearance, in O(n)
+    first = lab == np.arange(n)
+    rank = np.cumsum(first, dtype=np.int64) - 1
+    labels = rank[lab].astype(np.int32)
+    count = int(rank[-1]) + 1
+    return (count, labels) if return_labels else count
 

@@ -6,7 +6,8 @@ then both directions when edges lead back into the reached set), gives up after
 at most ``n / _SUBGRAPH_FRACTION`` vertices are left, in place with a mask otherwise, and
 over out-edges first (in-edges join when a ``max`` product finds labels still to merge).
 The tests pin both constants to force each path and compare with SciPy, labels being the
-smallest vertex id of each component.
+smallest vertex id of each component.  A pinned format keeps this loop of products (the
+planner otherwise runs the compiled union-find: ``tests/test_components_kernels.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +25,14 @@ from scipy.sparse import csgraph
 import gblas as gb
 from gblas.algorithms import components
 from gblas.algorithms.components import connected_components
+
+
+@pytest.fixture(autouse=True)
+def _loop_of_products():
+    """Every test here runs the products, not the compiled kernel."""
+    with gb.config(format="csr"):
+        yield
+
 
 # (BFS levels, sub-graph fraction): early stop or not, sub-matrix or in place
 PATHS = [(32, 8), (32, 1), (32, 10**9), (1, 8), (2, 1), (0, 8)]

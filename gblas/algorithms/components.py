@@ -442,6 +442,16 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
 
     if n == 0:
         return Vector.empty(0, np.int64, A.device)
+    plan = _plan(A, kind)
+    if plan.kernel:
+        from ..backends.registry import get_kernel
+
+        # the components of A' are A's: a .T view reads its parent's own CSR
+        csr = A.csr(transposed=True) if hasattr(A, "parent") else A.csr()
+        with Progress(f"{call} ({kind})", enabled=progress) as report:
+            labels = get_kernel(*plan.kernel_key)(csr)
+            report.close("one compiled pass")
+        return Vector.from_dense(labels)
     with Progress(f"{call} ({kind})", enabled=progress) as report:
         # a symmetric pattern has the same strong and weak components
         if kind == "weak" or _is_symmetric(A):
@@ -451,3 +461,15 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
             labels, steps = _strong(A, report)
             report.close(f"{steps} rounds")
     return labels
+
+
+def _plan(A, connection: str = "weak", *, progress: bool = False):
+    """The Plan of ``connected_components(A, connection)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.traversal import plan_components
+
+    return plan_components(_square_matrix(A, "connected_components"),
+                           _connection(connection, "connected_components"), config.current())
+
+
+connected_components.__gblas_plan__ = _plan

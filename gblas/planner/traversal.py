@@ -16,7 +16,7 @@ from ..backends.registry import has_kernel
 from ..config import Settings
 from .plan import Plan
 
-__all__ = ["plan_bfs", "plan_bfs_order"]
+__all__ = ["plan_bfs", "plan_bfs_order", "plan_components"]
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -89,3 +89,31 @@ def plan_bfs_order(A, directed: bool, settings: Settings) -> Plan:
     why = "pinned by gb.config" if pinned else f"no queue kernel for {dev}"
     return Plan("bfs_order", "csr", "per level", dev, "",
                 reason=f"loop of masked products ({why})", details={"directed": directed})
+
+
+def plan_components(A, kind: str, settings: Settings) -> Plan:
+    """The Plan of ``gblas.algorithms.connected_components`` (``kind`` "weak" or "strong").
+
+    Where the device has one, a compiled pass labels the components (union-find over the
+    entries for weak ones, Tarjan's algorithm for strong ones): O(n + m) work, against a
+    BFS plus FastSV iterations (weak) or coloring rounds (strong) of products, each round
+    a pass over the matrix.  A pinned format or direction keeps the products.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_components(A, "weak", config.current()).kernel
+    'components/csr/cpu/weak'
+    """
+    dev = A.device
+    pinned = settings.format is not None or settings.direction is not None
+    if not pinned and has_kernel("components", "csr", dev, kind):
+        how = "union-find over the entries" if kind == "weak" else "Tarjan's algorithm"
+        return Plan("components", "csr", "one pass", dev, f"components/csr/{dev}/{kind}",
+                    reason=f"compiled {how}: O(n + m), labels = smallest vertex id")
+    why = "pinned by gb.config" if pinned else f"no compiled {kind} kernel for {dev}"
+    rounds = "BFS + FastSV" if kind == "weak" else "trimming and coloring rounds"
+    return Plan("components", "csr", "per round", dev, "",
+                reason=f"loop of products: {rounds} ({why})")
