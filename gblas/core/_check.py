@@ -7,27 +7,62 @@ import numpy as np
 from ..exceptions import IndexOutOfBound, InvalidObject, InvalidValue, bad_arg
 
 
+def _show(v) -> str:
+    """An index as the user gave it: ``7``, ``-3``, ``1e+20``, ``nan``, ``0.5``."""
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return str(int(f)) if f.is_integer() and abs(f) < 1e16 else repr(f)
+    return str(int(v))
+
+
+_INT64_END = 2**63
+
+
 def as_index_array(a, call: str, arg: str, bound: int | None = None) -> np.ndarray:
-    """Validate an index array: 1-D, integer, within ``[0, bound)``; returned as int64."""
+    """Validate an index array: 1-D, integer, within ``[0, bound)``; returned as int64.
+
+    Float arrays holding whole numbers are accepted.  A bad index is reported as given
+    (before any cast: ``1e20``, not the integer it would wrap to).
+
+    Examples
+    --------
+    >>> as_index_array([2.0, 0.0], "extract", "indices", 3).tolist()
+    [2, 0]
+    >>> try:
+    ...     as_index_array([1e20], "extract", "indices", 3)
+    ... except IndexOutOfBound as e:
+    ...     print(str(e).split("expected ")[1])
+    indices in [0, 3), got index 1e+20.
+    """
     from .._device import to_numpy
 
     arr = to_numpy(a) if not isinstance(a, (list, tuple, range)) else np.asarray(a)
     if arr.ndim != 1:
         raise bad_arg(InvalidValue, call, arg, "a 1-D array of indices", f"shape {arr.shape}")
-    if arr.size and arr.dtype.kind not in "iu":
-        if arr.dtype.kind == "f" and np.all(np.mod(arr, 1) == 0):
-            arr = arr.astype(np.int64)
-        else:
-            raise bad_arg(InvalidValue, call, arg, "integer indices", f"dtype {arr.dtype}",
-                          "Convert with .astype(np.int64).")
-    arr = arr.astype(np.int64, copy=False)
-    if arr.size and bound is not None:
-        lo, hi = int(arr.min()), int(arr.max())
-        if lo < 0 or hi >= bound:
+    if arr.size and arr.dtype.kind not in "iuf":
+        raise bad_arg(InvalidValue, call, arg, "integer indices", f"dtype {arr.dtype}",
+                      "Convert with .astype(np.int64).")
+    if arr.size and arr.dtype.kind == "f":
+        whole = np.isfinite(arr) & (np.mod(arr, 1) == 0)
+        if not whole.all():
+            bad = arr[np.argmin(whole)]
+            raise bad_arg(InvalidValue, call, arg, "integer indices",
+                          f"index {_show(bad)} (dtype {arr.dtype})",
+                          "Indices must be whole numbers; convert with .astype(np.int64).")
+    if arr.size and (bound is not None or arr.dtype.kind == "f" or arr.dtype == np.uint64):
+        # checked on the values as given: a cast to int64 first would wrap 1e20 or a
+        # uint64 above 2**63 to a different index.  Without a bound only what int64
+        # cannot hold is refused (the caller checks the range once it knows the bound).
+        lo, hi = arr.min(), arr.max()
+        if bound is not None and (lo < 0 or hi >= bound):
             bad = lo if lo < 0 else hi
             raise bad_arg(IndexOutOfBound, call, arg, f"indices in [0, {bound})",
-                          f"index {bad}")
-    return arr
+                          f"index {_show(bad)}")
+        if lo < -_INT64_END or hi >= _INT64_END:
+            bad = lo if lo < -_INT64_END else hi
+            raise bad_arg(IndexOutOfBound, call, arg, "indices in [0, 2**63)",
+                          f"index {_show(bad)}")
+    return arr.astype(np.int64, copy=False)
 
 
 def check_size(n, call: str, arg: str) -> int:
@@ -39,3 +74,29 @@ def check_size(n, call: str, arg: str) -> int:
 def check_type(obj, types, call: str, arg: str, what: str) -> None:
     if not isinstance(obj, types):
         raise bad_arg(InvalidObject, call, arg, what, type(obj).__name__)
+
+
+def check_shape(shape, call: str, arg: str = "shape") -> tuple[int, int]:
+    """Validate a matrix shape: a pair of non-negative integers; returned as ``(m, n)``.
+
+    Examples
+    --------
+    >>> check_shape((2, 3), "Matrix.from_coo")
+    (2, 3)
+    >>> try:
+    ...     check_shape(3, "Matrix.from_coo")
+    ... except InvalidValue as e:
+    ...     print(str(e).split(", got ")[1])
+    3. Give both sizes, e.g. shape=(3, 3).
+    """
+    what = "a pair (nrows, ncols) of integers >= 0"
+    if isinstance(shape, (str, bytes)) or not hasattr(shape, "__len__") or len(shape) != 2:
+        n = repr(shape)
+        fix = (f"Give both sizes, e.g. shape=({shape}, {shape})."
+               if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool) else None)
+        raise bad_arg(InvalidValue, call, arg, what, n, fix)
+    m, n = shape
+    for v in (m, n):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < 0:
+            raise bad_arg(InvalidValue, call, arg, what, repr(tuple(shape)))
+    return int(m), int(n)
