@@ -68,6 +68,26 @@ def reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None, repl
     return run()
 
 
+def _check_scalar_reduce(u, axis, mask, accum, out, replace, call: str) -> None:
+    """A reduction to a scalar takes no axis, mask, accum, out or replace: name the
+    argument given."""
+    what = "a Vector" if isinstance(u, Vector) else "a Matrix with axis=None"
+    fix = ("reduce returns the scalar: s = gb.reduce(v, monoid)." if isinstance(u, Vector)
+           else "To reduce each row or column into a Vector (which takes mask, accum, out "
+           "and replace), pass axis='rows' or axis='columns'.")
+    if axis is not None:
+        raise bad_arg(InvalidValue, call, "axis", "None for a Vector (it reduces to a "
+                      "scalar)", f"axis={axis!r}", "Leave axis out.")
+    for arg, value in (("mask", mask), ("accum", accum), ("out", out)):
+        if value is not None:
+            raise bad_arg(InvalidValue, call, arg, f"None when reducing {what} to a scalar",
+                          f"{arg}={type(value).__name__ if arg != 'accum' else repr(value)}",
+                          fix)
+    if replace is not False:
+        raise bad_arg(InvalidValue, call, "replace", f"False when reducing {what} to a "
+                      "scalar", f"replace={replace!r}", fix)
+
+
 def _order_free(m, u) -> bool:
     """Whether reducing ``u``'s values with ``m`` gives the same result in any order."""
     code = m.code if m.op.code is not None else None
@@ -81,14 +101,12 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
 
     call = "reduce"
     m = resolve_monoid(monoid, call)
-    axis = _axis(axis, call)
+    given_axis, axis = axis, _axis(axis, call)
     s = _reduce_semiring(m)
     if isinstance(u, Vector) or axis is None:
         if not isinstance(u, Vector) and not is_matrix(u):
             raise bad_arg(InvalidObject, call, "u", "a gb.Vector or gb.Matrix", type(u).__name__)
-        if axis is not None or mask is not None or out is not None or accum is not None:
-            raise bad_arg(InvalidValue, call, "axis", "no axis/mask/out/accum for a reduction "
-                          "to a scalar", f"axis={axis!r}")
+        _check_scalar_reduce(u, given_axis, mask, accum, out, replace, call)
         if isinstance(u, Vector) and u.is_dense_storage:
             d = u.dense_data()  # values only: no index array for a dense-stored Vector
             vals = d.values if d.present is None else compress(d.present, d.values, device=u.device)
