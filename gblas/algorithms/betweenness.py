@@ -195,7 +195,9 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
         Square adjacency matrix, ``A[i, j]`` for an edge ``i -> j``; values and self loops
         are ignored.  A symmetric matrix is an undirected graph.
     sources : array_like of int or gblas.Vector, optional
-        The sources (distinct vertex ids, or the entries of a Vector).  Default: all.
+        The sources (distinct vertex ids, or the entries of a Vector; at least one).
+        Default: all.  An empty set is refused, as NetworkX refuses ``k=0`` (the
+        estimate from no source is undefined).
     normalized : bool, default True
         Divide by the number of (source, target) pairs as NetworkX does.
     directed : bool, optional
@@ -218,7 +220,7 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     DimensionMismatch
         ``A`` is not square.
     InvalidValue, IndexOutOfBound, InvalidObject
-        Bad ``sources`` (not ids, out of range, duplicates) or ``batch_size``.
+        Bad ``sources`` (not ids, out of range, duplicates, none) or ``batch_size``.
 
     Examples
     --------
@@ -234,6 +236,12 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     A = _square_matrix(A, call)
     n = A.shape[0]
     src = np.arange(n, dtype=np.int64) if sources is None else _sources(sources, n, call)
+    if src.size == 0 and n > 0:
+        # NetworkX refuses an empty sample too (betweenness_centrality(G, k=0) divides
+        # by k = 0): the estimate from no source is undefined
+        raise bad_arg(InvalidValue, call, "sources", "at least one source vertex",
+                      "an empty set of sources",
+                      "Pass sources=None for the exact centrality over all sources.")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(
             batch_size, (int, np.integer)) or batch_size < 1):
         raise bad_arg(InvalidValue, call, "batch_size", "an integer >= 1", repr(batch_size))
