@@ -115,6 +115,29 @@ def _check_args(damping, tol, max_iter, criterion, call: str) -> None:
                       repr(criterion))
 
 
+def _check_weights(A, call: str) -> None:
+    """Refuse NaN, infinite or negative edge weights up front (one min and one max over
+    the stored values): the iteration would otherwise run to ``max_iter`` on NaN ranks."""
+    if np.dtype(A.dtype).kind in "bu" or A.nvals == 0:
+        return
+    csr = getattr(A, "parent", A).csr()  # a transposed view holds the same values
+    if csr.values is None:  # iso: one value
+        lo = hi = float(csr.iso_value)
+    else:
+        lo, hi = float(csr.values.min()), float(csr.values.max())
+    if math.isnan(lo) or math.isnan(hi):
+        bad = "a NaN weight"
+    elif lo < 0:
+        bad = f"a negative weight ({lo:g})"
+    elif math.isinf(hi):
+        bad = f"an infinite weight ({hi:g})"
+    else:
+        return
+    raise bad_arg(InvalidValue, call, "A", "finite edge weights >= 0", bad,
+                  "Fix or drop those entries: gb.select(A, 'valuege', 0.0) keeps the "
+                  "weights >= 0 (NaN dropped).")
+
+
 def _remaining(errs: list, limit: float, alpha: float, left: int) -> int:
     """Iterations still to run (this one included), from the contraction the last L1
     changes show (at worst ``alpha``, the map's factor), at most ``left``."""
@@ -168,7 +191,8 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     DimensionMismatch
         ``A`` is not square, or ``personalization`` has the wrong size.
     InvalidValue
-        A parameter is out of range.
+        A parameter is out of range, or ``A`` holds a NaN, infinite or negative weight
+        (checked before the first iteration).
     PowerIterationFailedConvergence
         No convergence within ``max_iter`` iterations.
 
@@ -194,6 +218,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     A = _square_matrix(A, call)
     n = A.shape[0]
     _check_args(damping, tol, max_iter, criterion, call)
+    _check_weights(A, call)
     alpha = float(damping)
     dev = A.device  # every vector lives where the matrix does
     if n == 0:
