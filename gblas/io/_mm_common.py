@@ -29,12 +29,16 @@ CTYPES = {
 CTYPE_OF = {dt: name for name, dt in CTYPES.items()}
 
 
-class FileNotFound(InvalidValue, FileNotFoundError):
-    """The Matrix Market file does not exist (also a :class:`FileNotFoundError`)."""
-
-
 class FileUnusable(InvalidValue, OSError):
-    """The Matrix Market file cannot be opened, read or written (also an :class:`OSError`)."""
+    """The Matrix Market file cannot be opened, read or written (also an :class:`OSError`,
+    with its ``errno`` and ``filename``)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class FileNotFound(FileUnusable, FileNotFoundError):
+    """The Matrix Market file does not exist (also a :class:`FileNotFoundError`)."""
 
 
 class Where:

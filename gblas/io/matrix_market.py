@@ -308,7 +308,8 @@ def _count_error(where: Where, hdr: _Header, lineno: int, found: int | None):
                 f"line {hdr.size_line})")
     if found is None:
         return where.error(lineno, expected, f"entry {hdr.count + 1} on this line")
-    return where.error(lineno, expected, f"{found} entries before the end of the file")
+    what = "entries" if hdr.fmt == "coordinate" else "values"
+    return where.error(lineno, expected, f"{found} {what} before the end of the file")
 
 
 def _check_index(where: Where, lineno: int, kind: str, v: int, m: int, n: int) -> None:
