@@ -63,6 +63,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import NegativeCycleError as _SciPyNegativeCycleError
 
 from ._device import to_numpy
+from .algorithms._paths import BATCH_ENTRIES as _BATCH_ENTRIES
+from .algorithms._paths import heap_paths, shortest_paths_plan
 from .algorithms._progress import Progress
 from .algorithms.components import _check_no_nan
 from .algorithms.components import connected_components as _components
@@ -85,7 +87,6 @@ __all__ = [
 ]
 
 NULL = -9999
-_BATCH_ENTRIES = 1 << 24  # distance entries per batch of sources
 
 
 class NegativeCycleError(InvalidValue, _SciPyNegativeCycleError):
@@ -264,29 +265,7 @@ def paths_plan(A, sources: np.ndarray, negative: bool):
     >>> paths_plan(A, np.array([0, 1, 2]), negative=False).direction
     'heap'
     """
-    from .backends.registry import get_kernel, has_kernel
-    from .planner import hardware, plan_shortest_paths
-
-    n = A.shape[0]
-    depth = reached = None
-    if not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
-        csr = A.csr()
-        depth, reached = get_kernel("bfs_depth", "csr", A.device)(
-            csr.indptr, csr.indices, int(sources[0]))
-    return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
-                               negative=negative, device=A.device,
-                               threads=hardware.detect().threads,
-                               batch=max(1, _BATCH_ENTRIES // max(n, 1)))
-
-
-def _heap_paths(A, sources: np.ndarray, limit):
-    """Distances and predecessors by the device's heap Dijkstra kernel."""
-    from .backends.registry import get_kernel
-
-    csr = A.csr()
-    return get_kernel("sssp", "csr", A.device, "heap")(
-        csr.indptr, csr.indices, csr.dense_values(), sources,
-        np.inf if limit is None else limit)
+    return shortest_paths_plan(A, sources, negative)
 
 
 def _paths(A, call: str, *, indices, return_predecessors, unweighted, limit=None,
@@ -298,7 +277,7 @@ def _paths(A, call: str, *, indices, return_predecessors, unweighted, limit=None
     if global_check and negative and _has_negative_cycle(A):
         raise NegativeCycleError(f"{call}: negative cycle detected in the graph.")
     if paths_plan(A, src, negative).direction == "heap":
-        dist, pred = _heap_paths(A, src, limit)
+        dist, pred = heap_paths(A, src, limit)
         if not return_predecessors:
             return _shape(dist, prefix, n)
         return _shape(dist, prefix, n), _shape(pred, prefix, n)

@@ -4,7 +4,9 @@ Random graphs with isolated vertices, self loops, zero weights (explicit zeros, 
 weight cycles), integer, float32 and bool weights, ``inf`` weights, extreme magnitudes,
 several bucket widths (the ``lo == 0`` bucket, one bucket for everything), Kronecker
 graphs large enough for the parallel kernels and dense frontiers, and the switch to
-Bellman-Ford (negative weights) and to the NaN error, which one SpMV decides.
+Bellman-Ford (negative weights) and to the NaN error, which one SpMV decides.  A pinned
+format keeps these products (the planner may otherwise take the heap Dijkstra:
+``tests/test_sssp_routes.py``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ import gblas as gb
 from gblas.algorithms.sssp import sssp
 
 SSSP = sys.modules["gblas.algorithms.sssp"]
+
+
+@pytest.fixture(autouse=True)
+def _products():
+    """Every test here runs delta-stepping's products, not the heap kernel."""
+    with gb.config(format="csr"):
+        yield
 
 
 def graph(seed, n, density, *, undirected=False, integer=False, zeros=0.0, self_loops=True,

@@ -304,6 +304,16 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
             # d = d<d < inf>: a path through an edge of weight inf is no path
             d = select(d, "valuelt", np.inf)
             report.close(f"{steps} steps, {d.nvals:,} reached")
+    elif _plan(A, source).direction == "heap":
+        # weights >= 0 on a graph many hops deep: a heap Dijkstra settles each vertex once
+        # where (min, +) products take a step per level of hops (the planner's estimate)
+        from ._paths import heap_paths
+
+        with Progress(call, enabled=progress) as report:
+            dist, _ = heap_paths(A, np.array([source], dtype=np.int64))
+            row = dist[0]
+            d = Vector.from_dense(row, present=np.isfinite(row))
+            report.close(f"heap Dijkstra, {d.nvals:,} reached")
     else:
         with Progress(call, enabled=progress) as report:
             d, steps = _nonnegative_sssp(A, source, report)
@@ -312,6 +322,19 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
         return d
     # p = the BFS parents over the tight edges
     return d, _bfs_forest(_tight_edges(A, d), [source])
+
+
+def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
+    """The Plan of ``sssp(A, source)`` when its weights are ``>= 0``: ``direction`` "heap"
+    (Dijkstra) or "semiring" (delta-stepping over (min, +) products); what ``gb.explain``
+    shows."""
+    from ._paths import shortest_paths_plan
+
+    A = _square_matrix(A, "sssp")
+    return shortest_paths_plan(A, np.array([_check_source(A, source, "sssp")]), False)
+
+
+sssp.__gblas_plan__ = _plan
 
 
 def _sssp_batch(A, sources, *, limit: float | None = None, call: str = "sssp",

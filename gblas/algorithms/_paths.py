@@ -1,0 +1,59 @@
+"""The label-setting route of the shortest-path functions, shared by
+:func:`gblas.algorithms.sssp` and :mod:`gblas.csgraph`: the planner's choice between a heap
+Dijkstra per source and (min, +) products, and the heap kernel's call.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Distance entries per batch of sources on the (min, +) route.
+BATCH_ENTRIES = 1 << 24
+
+
+def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
+    """The Plan of a shortest-path call from ``sources`` on ``A``
+    (:func:`gblas.planner.plan_shortest_paths`): ``"heap"`` or ``"semiring"``.
+
+    A probe, one BFS in hops from the first source (``O(n + m)``), gives the planner the
+    graph's depth and the size of the part reached.  A format or direction pinned with
+    ``gb.config`` keeps the products.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gblas import Matrix
+    >>> A = Matrix.from_coo(np.arange(99), np.arange(1, 100), np.ones(99), shape=(100, 100))
+    >>> shortest_paths_plan(A, np.array([0, 1, 2]), negative=False).direction
+    'heap'
+    """
+    from ..backends.registry import get_kernel, has_kernel
+    from ..config import config
+    from ..planner import Plan, hardware, plan_shortest_paths
+
+    n = A.shape[0]
+    settings = config.current()
+    if settings.format is not None or settings.direction is not None:
+        return Plan("shortest_paths", "csr", "semiring", A.device, "sssp/csr/" + A.device,
+                    reason="(min, +) products: a format or direction is pinned by gb.config",
+                    details={"sources": int(sources.size)})
+    depth = reached = None
+    if not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
+        csr = A.csr()
+        depth, reached = get_kernel("bfs_depth", "csr", A.device)(
+            csr.indptr, csr.indices, int(sources[0]))
+    return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
+                               negative=negative, device=A.device,
+                               threads=hardware.detect().threads,
+                               batch=max(1, BATCH_ENTRIES // max(n, 1)))
+
+
+def heap_paths(A, sources: np.ndarray, limit=None):
+    """``(dist, pred)`` of shape ``(len(sources), n)`` by the device's heap Dijkstra
+    (weights ``>= 0``; ``inf`` and no predecessor where unreached)."""
+    from ..backends.registry import get_kernel
+
+    csr = A.csr()
+    return get_kernel("sssp", "csr", A.device, "heap")(
+        csr.indptr, csr.indices, csr.dense_values(), sources,
+        np.inf if limit is None else limit)
