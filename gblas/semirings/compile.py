@@ -127,6 +127,7 @@ def check_compiles(f, func, nargs: int, in_dt: np.dtype, who: str) -> None:
             f"every path, so it has no value to compute. Fix the function (the exception "
             f"it raised is chained below)."
         ) from e
+    ret = numba.types.unliteral(ret)
     raise CompileError(
         f"{who} returns {ret} for {in_dt.name} operands (in Python: {got!r}), expected a "
         f"number or a bool on every path. {COMPILE_FIX}"
