@@ -1,5 +1,6 @@
-"""``plan_bfs``: how a whole breadth-first search runs (a fused level kernel or a loop of
-planned products).
+"""Plans of whole algorithms: a compiled kernel for the whole run where the device has one
+(a BFS, SciPy's BFS order, connected components, label propagation), or the algorithm's
+loop of planned products.  A format or direction pinned with ``gb.config`` keeps the loop.
 
 Examples
 --------
@@ -16,7 +17,7 @@ from ..backends.registry import has_kernel
 from ..config import Settings
 from .plan import Plan
 
-__all__ = ["plan_bfs", "plan_bfs_order", "plan_components"]
+__all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_label_propagation"]
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -117,3 +118,27 @@ def plan_components(A, kind: str, settings: Settings) -> Plan:
     rounds = "BFS + FastSV" if kind == "weak" else "trimming and coloring rounds"
     return Plan("components", "csr", "per round", dev, "",
                 reason=f"loop of products: {rounds} ({why})")
+
+
+def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
+    """The Plan of ``gblas.algorithms.label_propagation``: compiled sweeps (each vertex's
+    neighbour labels counted in a scratch array, O(m) a sweep) where the device has them,
+    else the loop of products (a counting SpGEMM, a row arg-max and several element-wise
+    passes per color class and sweep).  The coloring and the results are the same.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_label_propagation(A, "semi-synchronous", config.current()).kernel
+    'lpa/csr/cpu'
+    """
+    dev = A.device
+    pinned = settings.format is not None or settings.direction is not None
+    if not pinned and has_kernel("lpa", "csr", dev) and has_kernel("lpa_coloring", "csr", dev):
+        return Plan("label_propagation", "csr", method, dev, f"lpa/csr/{dev}",
+                    reason="compiled sweeps: neighbour labels counted in a scratch array")
+    why = "pinned by gb.config" if pinned else f"no compiled sweeps for {dev}"
+    return Plan("label_propagation", "csr", method, dev, "",
+                reason=f"loop of products per color class ({why})")
