@@ -496,10 +496,10 @@ def floyd_warshall(csgraph, directed: bool = True, return_predecessors: bool = F
 
 def _bfs_order(A, start: int, directed: bool):
     """SciPy's BFS order and predecessors: the queue kernel where the planner picks it
-    (:func:`gblas.planner.traversal.plan_bfs_order`), else the loop below."""
+    (:func:`gblas.planner.algorithms.plan_bfs_order`), else the loop below."""
     from .backends.registry import get_kernel
     from .config import config
-    from .planner.traversal import plan_bfs_order
+    from .planner.algorithms import plan_bfs_order
 
     plan = plan_bfs_order(A, directed, config.current())
     if not plan.kernel:

@@ -5,7 +5,7 @@ Notation: ``A`` is the adjacency matrix (``A(i, j)`` present for an edge ``i -> 
 One step is one product ``q<!v> = A' q`` over a semiring: the unvisited out-neighbours of
 the frontier.  The planner picks push (SpMSpV, sparse frontier) or pull (masked SpMV,
 dense frontier) for every step: direction optimization comes with the API.  Unless a
-format or direction is pinned, the planner (:func:`gblas.planner.traversal.plan_bfs`) runs
+format or direction is pinned, the planner (:func:`gblas.planner.algorithms.plan_bfs`) runs
 the same two steps as one fused kernel per level instead, with nothing done on the host
 inside a level; ``gb.explain(gb.algorithms.bfs, A, source)`` shows which.
 """
@@ -143,7 +143,7 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
 def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
     """The Plan of ``bfs(A, source, parents=...)`` (what ``gb.explain`` shows)."""
     from ..config import config
-    from ..planner.traversal import plan_bfs
+    from ..planner.algorithms import plan_bfs
 
     return plan_bfs(_square_matrix(A, "bfs"), parents, config.current())
 

@@ -466,7 +466,7 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
 def _plan(A, connection: str = "weak", *, progress: bool = False):
     """The Plan of ``connected_components(A, connection)`` (what ``gb.explain`` shows)."""
     from ..config import config
-    from ..planner.traversal import plan_components
+    from ..planner.algorithms import plan_components
 
     return plan_components(_square_matrix(A, "connected_components"),
                            _connection(connection, "connected_components"), config.current())

@@ -156,6 +156,9 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
         return labels
     # M = P + P' without self loops: neighbours, reciprocated edges counting twice
     M = _undirected(A, np.int64, no_diagonal=True, multiplicity=True)
+    plan = _plan(A, max_iter, method=method)
+    if plan.kernel:
+        return _compiled(M, plan, max_iter, method, seed, progress)
     ids_diag = _diag(_ids(n, device))
     converged = False
     it = 0
@@ -203,3 +206,39 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
         report.close(f"{it} {'sweeps' if method != 'synchronous' else 'iterations'}, "
                      f"{'converged' if converged else 'not converged'}")
     return labels
+
+
+def _plan(A, max_iter: int = 100, *, method: str = "semi-synchronous", seed: int = 0,
+          progress: bool = False):
+    """The Plan of ``label_propagation(A, ...)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.algorithms import plan_label_propagation
+
+    return plan_label_propagation(_square_matrix(A, "label_propagation"), method,
+                                  config.current())
+
+
+label_propagation.__gblas_plan__ = _plan
+
+
+def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool):
+    """The same sweeps and coloring as the products, by the plan's compiled kernels."""
+    from .. import Vector
+    from ..backends.registry import get_kernel
+
+    n = M.shape[0]
+    csr = M.csr()
+    labels = np.arange(n, dtype=np.int64)
+    synchronous = method == "synchronous"
+    with Progress(f"label_propagation ({method})", enabled=progress) as report:
+        if synchronous:
+            order, class_ptr = np.arange(n, dtype=np.int64), np.array([0, n], np.int64)
+        else:
+            # w = distinct random priorities, as _coloring draws them
+            w = np.random.default_rng(seed).permutation(n).astype(np.int64) + 1
+            order, class_ptr = get_kernel("lpa_coloring", "csr", M.device)(csr, w)
+        it, converged = get_kernel(*plan.kernel_key)(csr, labels, order, class_ptr,
+                                                     max_iter, synchronous)
+        report.close(f"{it} {'iterations' if synchronous else 'sweeps'}, "
+                     f"{'converged' if converged else 'not converged'}")
+    return Vector.from_dense(labels)

@@ -5,14 +5,15 @@ Modules, one per operation family: :mod:`.mxv` (pull SpMV, push SpMSpV), :mod:`.
 the cache-aware formats built on :mod:`.mxv`'s helpers: :mod:`.segmented` (grouped rows:
 segmented CSR), :mod:`.heavy_light` (heavy/light 2D tiles) and :mod:`.shards`
 (replicated shards, edge-balanced parts); :mod:`.merge` (linear-time union and
-intersection of sorted patterns), :mod:`.paths` (heap Dijkstra per source),
-:mod:`.traversal` (BFS levels in compiled code, push or pull per level) and
-:mod:`.components` (union-find and Tarjan's components).  A new kernel module joins the
-import line and ``__all__`` below.
+intersection of sorted patterns), :mod:`.paths` (heap Dijkstra per source), and whole
+algorithms in compiled code: :mod:`.traversal` (BFS levels, push or pull per level),
+:mod:`.components` (union-find, Tarjan) and :mod:`.communities` (label propagation).  A
+new kernel module joins the import line and the list of names below.
 """
 
 from . import (
     arrays,
+    communities,
     components,
     elementwise,
     heavy_light,
@@ -26,5 +27,5 @@ from . import (
     vector_kernels,
 )
 
-__all__ = ["arrays", "components", "elementwise", "heavy_light", "merge", "mxm", "mxv",
-           "paths", "segmented", "shards", "traversal", "vector_kernels"]
+__all__ = ["arrays", "communities", "components", "elementwise", "heavy_light", "merge",
+           "mxm", "mxv", "paths", "segmented", "shards", "traversal", "vector_kernels"]

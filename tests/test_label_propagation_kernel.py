@@ -1,0 +1,40 @@
+"""Label propagation by the compiled sweeps against the loop of products: the same labels,
+for both schedules, directed and undirected graphs, several seeds."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gblas as gb
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 40), st.integers(0, 150), st.integers(0, 2**32 - 1),
+       st.sampled_from(["semi-synchronous", "synchronous"]), st.booleans(),
+       st.integers(0, 3))
+def test_compiled_sweeps_equal_the_products(n, m, seed, method, undirected, lpa_seed):
+    rng = np.random.default_rng(seed)
+    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
+    if undirected:
+        r, c = np.concatenate([r, c]), np.concatenate([c, r])
+    S = sp.csr_array((np.ones(r.size), (r, c)), shape=(n, n))
+    A = gb.Matrix.from_scipy(S)
+    kw = {"method": method, "seed": lpa_seed, "max_iter": 7}
+    assert gb.explain(gb.algorithms.label_propagation, A, **kw).kernel == "lpa/csr/cpu"
+    got = gb.algorithms.label_propagation(A, **kw).to_dense()
+    with gb.config(format="csr"):  # a pinned format keeps the products
+        assert gb.explain(gb.algorithms.label_propagation, A, **kw).kernel == ""
+        want = gb.algorithms.label_propagation(A, **kw).to_dense()
+    np.testing.assert_array_equal(got, want)
+
+
+def test_two_cliques():
+    import itertools
+
+    e = [p for q in (range(5), range(5, 10)) for p in itertools.combinations(q, 2)]
+    r, c = zip(*(e + [(4, 5)]))
+    A = gb.Matrix.from_coo(r + c, c + r, shape=(10, 10))
+    assert gb.algorithms.label_propagation(A).to_dense().tolist() == [0] * 5 + [5] * 5
