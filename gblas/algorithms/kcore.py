@@ -74,6 +74,14 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
     if not directed:
         # M = one(M): each undirected edge once
         M = apply(M, "one")
+    plan = _plan(A)
+    if plan.kernel:
+        from ..backends.registry import get_kernel
+
+        with Progress(call, enabled=progress) as report:
+            core = get_kernel(*plan.kernel_key)(M.csr())
+            report.close("one compiled pass")
+        return Vector.from_dense(core)
     # deg = 0; deg += M plus.reduce: the degrees, isolated vertices included
     deg = Vector.from_dense(np.zeros(n, dtype=np.int64)).to(A.device)
     apply(reduce(M, "plus", axis="rows"), "identity", accum="plus", out=deg)
@@ -102,3 +110,14 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
             report.update(steps, f"k = {k}, {n - deg.nvals:,} of {n:,} peeled")
         report.close(f"{steps} steps, max core {k}")
     return core
+
+
+def _plan(A, *, directed: bool | None = None, progress: bool = False):
+    """The Plan of ``core_number(A)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.algorithms import plan_core_number
+
+    return plan_core_number(_square_matrix(A, "core_number"), config.current())
+
+
+core_number.__gblas_plan__ = _plan

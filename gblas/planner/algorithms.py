@@ -17,7 +17,8 @@ from ..backends.registry import has_kernel
 from ..config import Settings
 from .plan import Plan
 
-__all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_label_propagation"]
+__all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number",
+           "plan_label_propagation"]
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -142,3 +143,26 @@ def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
     why = "pinned by gb.config" if pinned else f"no compiled sweeps for {dev}"
     return Plan("label_propagation", "csr", method, dev, "",
                 reason=f"loop of products per color class ({why})")
+
+
+def plan_core_number(A, settings: Settings) -> Plan:
+    """The Plan of ``gblas.algorithms.core_number``: Batagelj-Zaversnik's bucket peeling
+    compiled (O(m), one vertex at a time) where the device has it, else the level-at-a-time
+    peeling of products (a masked product per level).
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 0], shape=(2, 2))
+    >>> plan_core_number(A, config.current()).kernel
+    'core_number/csr/cpu'
+    """
+    dev = A.device
+    pinned = settings.format is not None or settings.direction is not None
+    if not pinned and has_kernel("core_number", "csr", dev):
+        return Plan("core_number", "csr", "one pass", dev, f"core_number/csr/{dev}",
+                    reason="compiled bucket peeling (Batagelj-Zaversnik), O(m)")
+    why = "pinned by gb.config" if pinned else f"no compiled peeling for {dev}"
+    return Plan("core_number", "csr", "per level", dev, "",
+                reason=f"level-at-a-time peeling by products ({why})")
