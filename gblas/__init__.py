@@ -29,6 +29,7 @@ from .core.operations import explain, mxm, mxv, vxm
 from .core.structure import assign, extract, reduce, transpose
 from .core.vector import Vector
 from .exceptions import (
+    CompileError,
     DimensionMismatch,
     DomainMismatch,
     GraphBLASError,
@@ -55,6 +56,7 @@ def __getattr__(name):
 
 
 __all__ = [
+    "CompileError",
     "BinaryOp", "DimensionMismatch", "DomainMismatch", "GraphBLASError", "IndexOutOfBound",
     "InvalidObject", "InvalidValue", "Mask", "Matrix", "Monoid", "NoGPU", "NoKernel",
     "OutOfMemory", "Plan", "Semiring", "TransposedMatrix", "UnaryOp", "Vector", "apply",

@@ -303,8 +303,6 @@ def test_check_shape():
             check_shape(bad, "Matrix.from_coo")
 
 
-@pytest.mark.xfail(strict=True, reason="Matrix.from_coo (core/matrix.py) takes len(shape) "
-                   "before any check; it should call core._check.check_shape")
 def test_from_coo_shape_not_a_pair():
     with pytest.raises(InvalidValue, match="argument `shape` expected a pair"):
         gb.Matrix.from_coo([0], [0], [1.0], shape=3)

@@ -14,7 +14,7 @@ from .._device import check_device, device_of, to_numpy, xp_for
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, OutOfMemory, bad_arg
 from ..formats import CSR, get_format_class
-from ._check import as_index_array, check_size
+from ._check import as_index_array, check_shape
 
 
 class Matrix:
@@ -73,9 +73,7 @@ class Matrix:
                           f"{c.size}")
         if shape is None:
             shape = (int(r.max()) + 1 if r.size else 0, int(c.max()) + 1 if c.size else 0)
-        if len(shape) != 2:
-            raise bad_arg(InvalidValue, call, "shape", "a pair (nrows, ncols)", repr(shape))
-        m, n = check_size(shape[0], call, "shape"), check_size(shape[1], call, "shape")
+        m, n = check_shape(shape, call)
         as_index_array(r, call, "rows", m)
         as_index_array(c, call, "cols", n)
         iso = None
