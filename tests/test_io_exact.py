@@ -449,3 +449,25 @@ def test_row_count_checked_against_available_memory(tmp_path, monkeypatch):
     monkeypatch.setattr(mm, "_available_bytes", lambda: 1 << 16)
     with pytest.raises(gb.OutOfMemory, match="100000 rows"):
         read_mm(path)
+
+
+def test_non_ascii_bytes_are_not_spaces(tmp_path):
+    # NumPy's tokenizer reads bytes as Latin-1, where 0xA0 and 0x85 are spaces; the file
+    # format is ASCII, so such a byte between numbers is an error on its line
+    for blob in (b"\xa0", b"\x85"):
+        path = tmp_path / "n.mtx"
+        path.write_bytes(b"%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n"
+                         b"3" + blob + b"2 -1\n")
+        with pytest.raises(gb.InvalidValue, match=r"line 4: expected 3 numbers per line"):
+            read_mm(path)
+    ok = tmp_path / "c.mtx"  # non-ASCII text in comments is fine
+    ok.write_bytes("%%MatrixMarket matrix coordinate real general\n% caf\u00e9\n1 1 1\n"
+                   "% \u00e9t\u00e9\n1 1 2\n".encode())
+    assert read_mm(ok).to_dense().tolist() == [[2.0]]
+
+
+def test_huge_vector_is_sparse(tmp_path):
+    path = _write(tmp_path / "v.mtx", HEAD.format("integer", "general") +
+                  f"{10**15} 1 2\n1 1 5\n{10**15} 1 -6\n")
+    x = read_mm_vector(path)
+    assert x.size == 10**15 and x.to_coo()[0].tolist() == [0, 10**15 - 1]

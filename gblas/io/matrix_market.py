@@ -48,6 +48,9 @@ _REAL = re.compile(rb"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
                    rb"|inf(?:inity)?|nan)", re.IGNORECASE)
 _PARSE = {"row": np.int64, "column": np.int64, "int64": np.int64, "uint64": np.uint64,
           "float64": np.float64}
+# bytes NumPy's tokenizer and the line parser treat alike; others (non-ASCII bytes, which
+# the tokenizer decodes as Latin-1 and may take for spaces) go to the line parser
+_PLAIN = bytes(b for b in range(256) if b in b"\t\n\r\x0b\x0c" or 0x20 <= b < 0x7F)
 _FIELD_DTYPE = {"integer": np.dtype(np.int64), "unsigned-integer": np.dtype(np.uint64),
                 "real": np.dtype(np.float64), "pattern": np.dtype(np.bool_)}
 
@@ -248,6 +251,8 @@ def _load_fast(body: bytes, kinds: list[str]):
     """The body's columns via NumPy's tokenizer, or None where it refuses the text."""
     if not body.strip():
         return [np.empty(0, _PARSE[k]) for k in kinds]
+    if body.translate(None, _PLAIN):
+        return None
     sdt = np.dtype([(f"c{i}", _PARSE[k]) for i, k in enumerate(kinds)])
     try:
         with warnings.catch_warnings():
