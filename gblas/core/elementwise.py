@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import xp_for
-from ..backends.registry import VecData, get_kernel
+from ..backends.registry import VecData, get_kernel, has_kernel
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 from ..formats import CSR
 from ..planner import plan_elementwise
@@ -93,8 +93,14 @@ def _csr_ewise(xp, merge, op, fmap, ca: CSR, cb: CSR, D, R, union: bool) -> CSR:
     m, n = ca.shape
     ptr, idx, pa, pb = merge(ca.indptr, ca.indices, cb.indptr, cb.indices,
                              dtypes.index_dtype(n))
-    vals = _combine(xp, op, fmap, _cast(ca.dense_values(), D), _cast(cb.dense_values(), D),
-                    pa, pb, D, R, union)
+    dev = ca.device
+    if has_kernel("merged_values", "array", dev):
+        # gather, operate and cast in one pass over the merged entries
+        vals = get_kernel("merged_values", "array", dev)(op, ca.dense_values(),
+                                                         cb.dense_values(), pa, pb, D, R)
+    else:
+        vals = _combine(xp, op, fmap, _cast(ca.dense_values(), D),
+                        _cast(cb.dense_values(), D), pa, pb, D, R, union)
     nnz = idx.shape[0]
     return CSR((m, n), ptr.astype(dtypes.index_dtype(nnz), copy=False), idx, vals,
                np.dtype(R), None, ca.device)

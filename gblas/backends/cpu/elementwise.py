@@ -28,13 +28,14 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+import numba
 import numpy as np
 from numba import prange
 
 from ..registry import register
 from .jitcache import jit
 
-__all__ = ["map_unary", "map_binary"]
+__all__ = ["map_unary", "map_binary", "merged_values"]
 
 #: Arrays at least this long run the Numba loop in parallel.
 PARALLEL_SIZE = 1 << 17
@@ -262,3 +263,84 @@ def map_binary(op: Any, a: Any, b: Any, dtype: Any) -> np.ndarray:
         if n:
             _loop(op, dt, n >= PARALLEL_SIZE, _build_binary)(av, bv, a_scalar, b_scalar, out)
     return np.array(out, dtype=odt) if out.dtype != odt or not out.flags.writeable else out
+
+
+# ----------------------------------------------------- values of a merged pattern
+
+
+def _build_merged(op: Any, key: tuple, parallel: bool):
+    """``vals[k] = op(a[pa[k]], b[pb[k]])`` where both are present, else the one present
+    (``-1`` marks an absence), each operand cast to D and the result to R."""
+    D, R = key
+    f = op.numba(D)
+    to_d = numba.from_dtype(D)
+    to_r = numba.from_dtype(R)
+
+    if parallel:
+
+        @jit(parallel=True)
+        def merged_par(av, bv, pa, pb, out):
+            for k in prange(out.size):
+                i = pa[k]
+                j = pb[k]
+                if i >= 0 and j >= 0:
+                    out[k] = to_r(f(to_d(av[i]), to_d(bv[j])))
+                elif i >= 0:
+                    out[k] = to_r(to_d(av[i]))
+                else:
+                    out[k] = to_r(to_d(bv[j]))
+
+        return merged_par
+
+    @jit()
+    def merged_seq(av, bv, pa, pb, out):
+        for k in range(out.size):
+            i = pa[k]
+            j = pb[k]
+            if i >= 0 and j >= 0:
+                out[k] = to_r(f(to_d(av[i]), to_d(bv[j])))
+            elif i >= 0:
+                out[k] = to_r(to_d(av[i]))
+            else:
+                out[k] = to_r(to_d(bv[j]))
+
+    return merged_seq
+
+
+@register("merged_values", "array", "cpu")
+def merged_values(op: Any, av: Any, bv: Any, pa: Any, pb: Any, dtype: Any,
+                  out_dtype: Any) -> np.ndarray:
+    """The values of a merged pattern in one pass: ``op`` where both operands have an
+    entry (``pa``, ``pb`` their positions, ``-1`` where absent), else the present value.
+
+    Parameters
+    ----------
+    op : BinaryOp
+        The operator.
+    av, bv : ndarray
+        The operands' values.
+    pa, pb : ndarray of int64
+        Each merged entry's position in ``av`` and ``bv``, ``-1`` where absent.
+    dtype, out_dtype : numpy.dtype
+        The operator's input dtype (operands are cast to it) and the result's.
+
+    Returns
+    -------
+    ndarray of out_dtype
+
+    Examples
+    --------
+    >>> from gblas.semirings.builtin import BINARY
+    >>> merged_values(BINARY["plus"], np.array([1.0, 2.0]), np.array([10.0]),
+    ...               np.array([0, 1, -1]), np.array([0, -1, 0]), np.float64,
+    ...               np.float64).tolist()
+    [11.0, 2.0, 10.0]
+    """
+    D, R = np.dtype(dtype), np.dtype(out_dtype)
+    nnz = pa.shape[0]
+    out = np.empty(nnz, dtype=R)
+    if nnz:
+        loop = _loop(op, (D, R), nnz >= PARALLEL_SIZE, _build_merged)
+        with np.errstate(**_ERRSTATE):
+            loop(np.ascontiguousarray(av), np.ascontiguousarray(bv), pa, pb, out)
+    return out
