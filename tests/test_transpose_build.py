@@ -193,3 +193,25 @@ def test_segment_groups_two_runs(split_at_boundary):
     for r in range(g["rowmap"].size):
         seg = g["indices"][lp[r]:lp[r + 1]]
         assert np.all(np.diff(seg) > 0) and np.all(seg // 8 == seg[0] // 8)
+
+
+def test_format_of_the_transpose_transposes_once(monkeypatch):
+    """Building a derived format of A^T reuses the cached CSR of A^T: one transpose."""
+    calls = []
+    orig = CSR.transpose
+
+    def counted(self):
+        calls.append(self.nnz)
+        return orig(self)
+
+    monkeypatch.setattr(CSR, "transpose", counted)
+    A = gb.Matrix.from_scipy(_random_csr(300, 300, 3000, seed=4))
+    F = A.get_format("segmented", transposed=True, segment_size=64)
+    assert len(calls) == 1
+    A.get_format("segmented", transposed=True, segment_size=32)
+    A.csr(transposed=True)
+    assert len(calls) == 1
+    back = F.to_csr()
+    ref = _scipy_transpose(A.to_scipy())
+    np.testing.assert_array_equal(back.indptr, ref.indptr)
+    np.testing.assert_array_equal(back.indices, ref.indices)

@@ -209,8 +209,11 @@ class Matrix:
             return fmt
         if name == "csr" and not transposed and not params:
             return self._csr
-        base = self._csr.transpose() if transposed else self._csr
-        if transposed and name != "csr":
+        if not transposed:
+            base = self._csr
+        elif name == "csr":
+            base = self._csr.transpose()
+        else:  # a format of A^T builds from the cached CSR of A^T (no second transpose)
             base = self.get_format("csr", transposed=True)
         if name == "csr":
             fmt = base
