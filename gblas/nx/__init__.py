@@ -1,0 +1,95 @@
+"""NetworkX backend ``gblas``: NetworkX functions run by gblas' sparse kernels.
+
+Installing gblas registers the backend (entry points ``networkx.backends`` and
+``networkx.backend_info``); NetworkX then runs a supported function with gblas when asked::
+
+    import networkx as nx
+    nx.pagerank(G, backend="gblas")             # one call
+    nx.config.backend_priority.algos = ["gblas"] # every supported call
+    nx.config.backends.gblas.device = "gpu"      # matrices on the GPU (CuPy)
+
+The graph is converted once to a :class:`GblasGraph` (NetworkX keeps the conversion in
+``G.__networkx_cache__``); the results are NetworkX's (dicts keyed by node, generators of
+sets, numbers).  ``import gblas`` does not import NetworkX; ``gblas.nx.interface`` does.
+See ``docs/networkx.md`` for the functions and the options each one declines.
+
+Examples
+--------
+>>> import networkx as nx
+>>> G = nx.Graph([("a", "b"), ("b", "c")])
+>>> nx.betweenness_centrality(G, backend="gblas")
+{'a': 0.0, 'b': 1.0, 'c': 0.0}
+"""
+
+from __future__ import annotations
+
+from .graph import GblasGraph, from_networkx
+
+__all__ = ["FUNCTIONS", "GblasGraph", "from_networkx", "get_info"]
+
+#: The NetworkX functions the backend implements -> what differs from NetworkX (shown in
+#: the "Backends" section of their NetworkX docstrings).
+FUNCTIONS = {
+    "pagerank": "Power iteration with NetworkX's stopping rule (L1 change < n * tol), so "
+                "the iterates are NetworkX's. Declined: ``nstart``, ``dangling``, a "
+                "callable ``weight``.",
+    "single_source_shortest_path_length": "One BFS (push/pull chosen per level).",
+    "single_target_shortest_path_length": "One BFS over the reversed edges.",
+    "descendants_at_distance": "One BFS; the vertices at the given level.",
+    "single_source_dijkstra_path_length": "Delta-stepping or a heap Dijkstra "
+                                          "(planner's choice); integer weights give "
+                                          "integer lengths. Declined: a callable "
+                                          "``weight``, negative or NaN weights.",
+    "connected_components": "FastSV label propagation; the components come in "
+                            "NetworkX's order (by first node).",
+    "number_connected_components": "",
+    "is_connected": "",
+    "node_connected_component": "",
+    "weakly_connected_components": "FastSV on the undirected graph.",
+    "number_weakly_connected_components": "",
+    "is_weakly_connected": "",
+    "strongly_connected_components": "Trimming and coloring; the components come by "
+                                     "their first node, not in NetworkX's order.",
+    "number_strongly_connected_components": "",
+    "is_strongly_connected": "",
+    "triangles": "Every vertex at once by a masked plus.pair product.",
+    "clustering": "Unweighted, undirected graphs only (declined otherwise).",
+    "average_clustering": "Unweighted, undirected graphs only (declined otherwise).",
+    "transitivity": "Undirected graphs only (declined otherwise).",
+    "core_number": "Level-synchronous peeling.",
+    "betweenness_centrality": "Batched Brandes (BFS from many sources at once); the "
+                              "``k`` sources are drawn as NetworkX draws them. Declined: "
+                              "``weight``, ``endpoints=True``.",
+}
+
+
+def get_info():
+    """The ``networkx.backend_info`` entry point: the backend's name, its functions with
+    their notes, and its configuration (``nx.config.backends.gblas``).
+
+    Returns
+    -------
+    dict
+        ``backend_name``, ``project``, ``package``, ``short_summary``,
+        ``functions`` ({name: {"additional_docs": ...}}) and ``default_config``
+        (``device``: ``"cpu"`` or ``"gpu"``).
+
+    Examples
+    --------
+    >>> from gblas.nx import get_info
+    >>> info = get_info()
+    >>> info["backend_name"], info["default_config"]
+    ('gblas', {'device': 'cpu'})
+    >>> "pagerank" in info["functions"]
+    True
+    """
+    return {
+        "backend_name": "gblas",
+        "project": "gblas",
+        "package": "gblas",
+        "short_summary": "GraphBLAS-style sparse linear algebra (Numba CPU or CuPy GPU "
+                         "kernels).",
+        "functions": {name: ({"additional_docs": doc} if doc else {})
+                      for name, doc in FUNCTIONS.items()},
+        "default_config": {"device": "cpu"},
+    }

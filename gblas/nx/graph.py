@@ -1,0 +1,335 @@
+"""The graph object of the NetworkX backend: a NetworkX graph's edges as gblas matrices.
+
+A :class:`GblasGraph` keeps the node list of the NetworkX graph it came from (in its
+order: node ``nodes[i]`` is row and column ``i``), the adjacency as coordinate arrays
+(both directions of an undirected edge, every parallel edge of a multigraph) with the
+values of the converted edge attributes, and builds the :class:`gblas.Matrix` an
+algorithm asks for (a pattern, or one attribute's values with parallel edges summed or
+minimized) once, on first use.
+
+This module imports NetworkX only where a NetworkX graph is made
+(:meth:`GblasGraph.to_networkx`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["GblasGraph", "from_networkx"]
+
+
+def _column(values: list, attr) -> np.ndarray:
+    """One edge attribute's values as int64 (all integers) or float64."""
+    if all(type(x) is int for x in values):
+        try:
+            return np.array(values, dtype=np.int64)
+        except OverflowError:
+            pass
+    try:
+        return np.array(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"edge attribute {attr!r} holds values that are not numbers; "
+                        "the gblas backend converts numeric edge attributes only") from None
+
+
+class GblasGraph:
+    """A graph for NetworkX's ``gblas`` backend (``__networkx_backend__ = "gblas"``).
+
+    Made by :func:`from_networkx` (what NetworkX's dispatcher calls); a NetworkX function
+    given a ``GblasGraph`` runs with the ``gblas`` backend without converting again.
+
+    Parameters
+    ----------
+    nodes : list
+        The node labels; ``nodes[i]`` is vertex ``i`` of every matrix.
+    rows, cols : array_like of int
+        The adjacency as ``(i, j)`` pairs, one per entry of NetworkX's adjacency
+        (``G.adj``): both directions of an undirected edge, each parallel edge of a
+        multigraph, an undirected self loop once.
+    directed, multigraph : bool
+        The kind of graph.
+    edge_values : dict, optional
+        Attribute name -> array of the edge values (aligned with ``rows``).
+    graph_attrs, node_attrs : dict, optional
+        ``G.graph`` and node name -> {attribute: value}, kept for
+        :meth:`to_networkx`.
+    all_edge_attrs : bool, default False
+        ``edge_values`` holds every attribute the edges have (an attribute not there
+        then has its default on every edge).
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from gblas.nx import from_networkx
+    >>> G = nx.path_graph(["a", "b", "c"])
+    >>> H = from_networkx(G)
+    >>> H.nodes, H.number_of_edges(), H.is_directed()
+    (['a', 'b', 'c'], 2, False)
+    >>> H.pattern().nvals
+    4
+    """
+
+    __networkx_backend__ = "gblas"
+
+    def __init__(self, nodes, rows, cols, *, directed: bool, multigraph: bool = False,
+                 edge_values: dict | None = None, graph_attrs: dict | None = None,
+                 node_attrs: dict | None = None, all_edge_attrs: bool = False):
+        self.nodes = list(nodes)
+        self.rows = np.asarray(rows, dtype=np.int64)
+        self.cols = np.asarray(cols, dtype=np.int64)
+        self.edge_values = dict(edge_values or {})
+        self.graph = dict(graph_attrs or {})
+        self.node_attrs = node_attrs
+        self.all_edge_attrs = bool(all_edge_attrs)
+        self._directed = bool(directed)
+        self._multigraph = bool(multigraph)
+        self._index = None
+        self._memo: dict = {}
+        # NetworkX keeps its conversions of a graph here (none are made from this one)
+        self.__networkx_cache__: dict = {}
+
+    # ----------------------------------------------------------------- graph protocol
+    def is_directed(self) -> bool:
+        """True for a directed graph."""
+        return self._directed
+
+    def is_multigraph(self) -> bool:
+        """True for a multigraph."""
+        return self._multigraph
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self):
+        return iter(self.nodes)
+
+    def __contains__(self, node) -> bool:
+        try:
+            return node in self.index
+        except TypeError:
+            return False
+
+    def number_of_nodes(self) -> int:
+        """The number of nodes."""
+        return len(self.nodes)
+
+    def number_of_edges(self) -> int:
+        """The number of edges (an undirected edge once), as ``G.number_of_edges()``."""
+        if self._directed:
+            return int(self.rows.size)
+        return int(np.count_nonzero(self.rows <= self.cols))
+
+    def __repr__(self) -> str:
+        kind = ("Multi" if self._multigraph else "") + ("DiGraph" if self._directed
+                                                        else "Graph")
+        return (f"GblasGraph({kind}, {len(self.nodes)} nodes, "
+                f"{self.number_of_edges()} edges)")
+
+    @property
+    def index(self) -> dict:
+        """Node label -> vertex id."""
+        if self._index is None:
+            self._index = {v: i for i, v in enumerate(self.nodes)}
+        return self._index
+
+    # ---------------------------------------------------------------------- matrices
+    def weights(self, weight):
+        """The values of edge attribute ``weight`` (None: every edge 1), aligned with
+        ``rows``; int64 when every value is an integer."""
+        if weight is None:
+            return np.ones(self.rows.size, dtype=np.int64)
+        if weight in self.edge_values:
+            return self.edge_values[weight]
+        if self.all_edge_attrs or self.rows.size == 0:
+            # no edge has the attribute: NetworkX's default of 1 everywhere
+            return np.ones(self.rows.size, dtype=np.int64)
+        raise KeyError(f"edge attribute {weight!r} was not converted; convert the graph "
+                       f"with from_networkx(G, edge_attrs={{{weight!r}: 1}})")
+
+    def matrix(self, weight=None, dup: str = "plus", device: str = "cpu"):
+        """The weighted adjacency matrix (float64, built once per argument set).
+
+        Parameters
+        ----------
+        weight : str, optional
+            Edge attribute giving the values; None: every edge weighs 1.
+        dup : {"plus", "min"}, default "plus"
+            How the values of parallel edges of a multigraph combine.
+        device : {"cpu", "gpu"}, default "cpu"
+            Where the matrix lives.
+
+        Returns
+        -------
+        gblas.Matrix
+            ``n x n``, ``A[i, j]`` for the edge ``nodes[i] -> nodes[j]``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gblas.nx import from_networkx
+        >>> G = nx.DiGraph([(0, 1, {"w": 2.5})])
+        >>> from_networkx(G, edge_attrs={"w": 1}).matrix("w").to_coo()[2].tolist()
+        [2.5]
+        """
+        from .. import Matrix
+
+        key = (weight, dup, device)
+        A = self._memo.get(key)
+        if A is None:
+            n = len(self.nodes)
+            vals = np.asarray(self.weights(weight), dtype=np.float64)
+            A = Matrix.from_coo(self.rows, self.cols, vals, shape=(n, n), dup_op=dup)
+            A = A.to(device) if device != "cpu" else A
+            self._memo[key] = A
+        return A
+
+    def pattern(self, device: str = "cpu"):
+        """The adjacency pattern: a bool Matrix, parallel edges merged (built once).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gblas.nx import from_networkx
+        >>> from_networkx(nx.MultiDiGraph([(0, 1), (0, 1)])).pattern().nvals
+        1
+        """
+        from .. import Matrix
+
+        key = ("pattern", device)
+        A = self._memo.get(key)
+        if A is None:
+            n = len(self.nodes)
+            r, c = self.rows, self.cols
+            if self._multigraph and r.size:
+                flat = np.unique(r * n + c)
+                r, c = flat // n, flat % n
+            A = Matrix.from_coo(r, c, None, shape=(n, n))
+            A = A.to(device) if device != "cpu" else A
+            self._memo[key] = A
+        return A
+
+    def undirected_pattern(self):
+        """``(rows, cols)`` of the simple undirected graph: both directions of every edge,
+        no self loops, no parallel edges, sorted by row."""
+        memo = self._memo.get("undirected")
+        if memo is not None:
+            return memo
+        n = len(self.nodes)
+        keep = self.rows != self.cols
+        r, c = self.rows[keep], self.cols[keep]
+        flat = np.unique(np.concatenate([r * n + c, c * n + r]))
+        memo = self._memo["undirected"] = (flat // n, flat % n)
+        return memo
+
+    # ------------------------------------------------------------------- conversion
+    def to_networkx(self):
+        """The NetworkX graph (nodes in order, converted attributes on the edges).
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gblas.nx import from_networkx
+        >>> G = nx.Graph([("x", "y", {"weight": 3})])
+        >>> H = from_networkx(G, edge_attrs={"weight": 1}).to_networkx()
+        >>> list(H.edges(data=True))
+        [('x', 'y', {'weight': 3})]
+        """
+        import networkx as nx
+
+        cls = {(False, False): nx.Graph, (True, False): nx.DiGraph,
+               (False, True): nx.MultiGraph, (True, True): nx.MultiDiGraph}
+        G = cls[(self._directed, self._multigraph)]()
+        G.graph.update(self.graph)
+        attrs = self.node_attrs or {}
+        G.add_nodes_from((v, dict(attrs.get(v, {}))) for v in self.nodes)
+        keep = np.ones(self.rows.size, bool) if self._directed else self.rows <= self.cols
+        idx = np.flatnonzero(keep)
+        names = list(self.edge_values)
+        cols = [self.edge_values[a][idx].tolist() for a in names]
+        nodes = self.nodes
+        G.add_edges_from(
+            (nodes[i], nodes[j], dict(zip(names, vals)))
+            for i, j, *vals in zip(self.rows[idx].tolist(), self.cols[idx].tolist(), *cols))
+        return G
+
+
+def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool = False,
+                  preserve_node_attrs: bool = False, preserve_graph_attrs: bool = False):
+    """A :class:`GblasGraph` from a NetworkX graph (NetworkX's ``convert_from_nx``).
+
+    Parameters
+    ----------
+    G : networkx.Graph, DiGraph, MultiGraph or MultiDiGraph
+        The graph (nodes keep ``G``'s order).
+    edge_attrs : dict, optional
+        Edge attribute -> default value where an edge lacks it (None as the default:
+        1, NetworkX's default weight).
+    node_attrs : dict, optional
+        Node attributes to keep (for :meth:`GblasGraph.to_networkx`).
+    preserve_edge_attrs, preserve_node_attrs, preserve_graph_attrs : bool
+        Keep every numeric edge attribute / every node attribute / ``G.graph``.
+
+    Returns
+    -------
+    GblasGraph
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from gblas.nx import from_networkx
+    >>> H = from_networkx(nx.DiGraph([((0, 1), (1, 2), {"weight": 4})]),
+    ...                   edge_attrs={"weight": 1})
+    >>> H.nodes, H.weights("weight").tolist()
+    ([(0, 1), (1, 2)], [4])
+    """
+    nodes = list(G)
+    index = {v: i for i, v in enumerate(nodes)}
+    multigraph = G.is_multigraph()
+    adj = G._adj if hasattr(G, "_adj") else G.adj
+    rows: list = []
+    cols: list = []
+    datas: list = []
+    for u, nbrs in adj.items():
+        i = index[u]
+        for v, dd in nbrs.items():
+            j = index[v]
+            if multigraph:
+                for data in dd.values():
+                    rows.append(i)
+                    cols.append(j)
+                    datas.append(data)
+            else:
+                rows.append(i)
+                cols.append(j)
+                datas.append(dd)
+    if preserve_edge_attrs:
+        names: dict = {}
+        for d in datas:
+            for key in d:
+                names.setdefault(key, 1)
+        wanted = names
+    else:
+        wanted = {a: (1 if default is None else default)
+                  for a, default in (edge_attrs or {}).items()}
+    values = {}
+    for attr, default in wanted.items():
+        col = [d.get(attr, default) for d in datas]
+        if preserve_edge_attrs:
+            try:
+                values[attr] = _column(col, attr)
+            except TypeError:
+                continue  # a non-numeric attribute is not needed by any algorithm
+        else:
+            values[attr] = _column(col, attr)
+    if preserve_node_attrs:
+        nattrs = {v: dict(d) for v, d in G.nodes(data=True)}
+    elif node_attrs:
+        nattrs = {v: {a: d.get(a, default) for a, default in node_attrs.items()
+                      if a in d or default is not None}
+                  for v, d in G.nodes(data=True)}
+    else:
+        nattrs = None
+    return GblasGraph(nodes, np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
+                      directed=G.is_directed(), multigraph=multigraph, edge_values=values,
+                      graph_attrs=G.graph if preserve_graph_attrs else None,
+                      node_attrs=nattrs, all_edge_attrs=bool(preserve_edge_attrs))
