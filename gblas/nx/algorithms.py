@@ -153,6 +153,8 @@ def descendants_at_distance(G, source, distance):
     G = _graph(G)
     if source not in G:
         raise nx.NetworkXError(f"The node {source} is not in the graph.")
+    if distance < 0:
+        return set()
     lv = _levels(G, G.index[source])
     nodes = G.nodes
     return {nodes[i] for i in np.flatnonzero(lv == distance).tolist()}
@@ -190,7 +192,9 @@ def single_source_dijkstra_path_length(G, source, cutoff=None, weight="weight"):
         keep &= d <= cutoff
     if w.dtype.kind == "i":
         d = np.where(keep, d, 0).astype(np.int64)
-    return _length_dict(G, d, keep)
+    keep[G.index[source]] = False
+    # the source first, its length the int 0 whatever the weights (as in NetworkX)
+    return {source: 0, **_length_dict(G, d, keep)}
 
 
 # --------------------------------------------------------------------------- components
