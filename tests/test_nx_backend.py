@@ -228,7 +228,11 @@ def test_connected_components(name):
 def test_directed_components(name):
     G = DIRECTED[name]
     got, want = _both(nx.strongly_connected_components, G)
+    got = list(got)
     assert {frozenset(c) for c in got} == {frozenset(c) for c in want}
+    # reverse topological order, as NetworkX's: an edge never leads to a later component
+    where = {v: i for i, c in enumerate(got) for v in c}
+    assert all(where[u] >= where[v] for u, v in G.edges)
     for func in (nx.number_strongly_connected_components, nx.is_strongly_connected,
                  nx.number_weakly_connected_components, nx.is_weakly_connected):
         got, want = _both(func, G)

@@ -48,8 +48,9 @@ FUNCTIONS = {
     "weakly_connected_components": "FastSV on the undirected graph.",
     "number_weakly_connected_components": "",
     "is_weakly_connected": "",
-    "strongly_connected_components": "Trimming and coloring; the components come by "
-                                     "their first node, not in NetworkX's order.",
+    "strongly_connected_components": "Trimming and coloring; the components come in "
+                                     "reverse topological order, as NetworkX's (ties "
+                                     "by first node, so the order may differ).",
     "number_strongly_connected_components": "",
     "is_strongly_connected": "",
     "triangles": "Every vertex at once by a masked plus.pair product.",

@@ -74,6 +74,9 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
         p = np.array([personalization.get(v, 0) for v in G.nodes], dtype=np.float64)
         if p.sum() == 0:
             raise ZeroDivisionError
+    if max_iter < 1:
+        # NetworkX runs no iteration, so none converges
+        raise nx.PowerIterationFailedConvergence(max_iter)
     # parallel edges of a multigraph add up, as in nx.to_scipy_sparse_array
     A = G.matrix(weight, "plus", device=_device())
     try:
@@ -313,19 +316,55 @@ def is_weakly_connected(G):
     return bool((_labels(G, "weak") == 0).all())
 
 
+def _sinks_first(G: GblasGraph, labels: np.ndarray) -> list:
+    """The component labels in reverse topological order of the condensation (a
+    component after every component it reaches; ties by smallest label), the order in
+    which NetworkX's Tarjan search finishes them."""
+    import heapq
+
+    comp = np.unique(labels)
+    pos = np.searchsorted(comp, labels)  # vertex -> component number
+    a, b = pos[G.rows], pos[G.cols]
+    cross = a != b
+    k = comp.size
+    edges = np.unique(a[cross] * k + b[cross])  # distinct condensation edges a -> b
+    src, dst = edges // k, edges % k
+    out = np.bincount(src, minlength=k).tolist()
+    order = np.argsort(dst, kind="stable")
+    start = np.searchsorted(dst[order], np.arange(k + 1)).tolist()
+    preds = src[order].tolist()  # preds[start[c]:start[c + 1]]: components into c
+    heap = [c for c in range(k) if out[c] == 0]
+    heapq.heapify(heap)
+    result = []
+    while heap:
+        c = heapq.heappop(heap)
+        result.append(int(comp[c]))
+        for p in preds[start[c]:start[c + 1]]:
+            out[p] -= 1
+            if out[p] == 0:
+                heapq.heappush(heap, p)
+    return result
+
+
 def strongly_connected_components(G):
-    """``nx.strongly_connected_components`` (a generator of sets; the components come
-    by smallest vertex id, not in NetworkX's order).
+    """``nx.strongly_connected_components`` (a generator of sets) by
+    :func:`gblas.algorithms.connected_components`; the components come in reverse
+    topological order (a component after all those it reaches), as NetworkX's do, ties
+    by first node.
 
     Examples
     --------
     >>> import networkx as nx
     >>> G = nx.DiGraph([(1, 2), (2, 1), (2, 3)])
-    >>> sorted(map(sorted, nx.strongly_connected_components(G, backend="gblas")))
-    [[1, 2], [3]]
+    >>> list(nx.strongly_connected_components(G, backend="gblas"))
+    [{3}, {1, 2}]
     """
     G = _graph(G)
-    return _component_sets(G, _labels(G, "strong"))
+    labels = _labels(G, "strong")
+    # the sets come by label (each component's smallest vertex id)
+    by_label = dict(zip(np.unique(labels).tolist(), _component_sets(G, labels)))
+    for lab in _sinks_first(G, labels):
+        yield by_label.pop(lab)
 
 
 def number_strongly_connected_components(G):
@@ -519,6 +558,11 @@ def betweenness_centrality(G, k=None, normalized=True, weight=None, endpoints=Fa
     if k == n:
         k = None
     sources = None
+    if k == 0:
+        # no source: NetworkX's rescaling divides by k = 0 (graphs of 3+ nodes)
+        if n < 3:
+            return dict.fromkeys(G.nodes, 0.0)
+        raise ZeroDivisionError("float division by zero")
     if k is not None:
         if not hasattr(seed, "sample"):
             seed = nx.utils.create_py_random_state(seed)
