@@ -398,3 +398,29 @@ def test_device_gpu(device):
     _close(nx.pagerank(G, backend="gblas"), nx.pagerank(G, backend="networkx"))
     assert list(nx.connected_components(G, backend="gblas")) == \
         list(nx.connected_components(G, backend="networkx"))
+
+
+# ------------------------------------------------------- NetworkX's own tests, dispatched
+NX_TEST_MODULES = [
+    "networkx.algorithms.link_analysis.tests.test_pagerank",
+    "networkx.algorithms.components.tests",
+    "networkx.algorithms.tests.test_cluster",
+    "networkx.algorithms.tests.test_core",
+    "networkx.algorithms.centrality.tests.test_betweenness_centrality",
+    "networkx.algorithms.shortest_paths.tests.test_unweighted",
+    "networkx.algorithms.shortest_paths.tests.test_weighted",
+    "networkx.algorithms.traversal.tests.test_bfs",
+]
+
+
+def test_networkx_test_suite_with_backend(tmp_path):
+    """NetworkX's tests of the covered functions, every dispatchable call converted to
+    gblas (declined calls fall back to NetworkX): a few seconds."""
+    import os
+
+    env = dict(os.environ, NETWORKX_TEST_BACKEND="gblas", NETWORKX_FALLBACK_TO_NX="True")
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
+           "--pyargs", *NX_TEST_MODULES]
+    out = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path, env=env,
+                         timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
