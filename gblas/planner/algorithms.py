@@ -82,15 +82,10 @@ def plan_bfs_order(A, directed: bool, settings: Settings) -> Plan:
     >>> plan_bfs_order(A, True, config.current()).kernel
     'bfs_order/csr/cpu'
     """
-    dev = A.device
-    pinned = settings.format is not None or settings.direction is not None
-    if not pinned and has_kernel("bfs_order", "csr", dev):
-        return Plan("bfs_order", "csr", "push", dev, f"bfs_order/csr/{dev}",
-                    reason="queue kernel: SciPy's order in one pass over the edges",
-                    details={"directed": directed})
-    why = "pinned by gb.config" if pinned else f"no queue kernel for {dev}"
-    return Plan("bfs_order", "csr", "per level", dev, "",
-                reason=f"loop of masked products ({why})", details={"directed": directed})
+    return _compiled_or_loop(
+        A, settings, "bfs_order", ("bfs_order", "csr", A.device, ""), "push",
+        "queue kernel: SciPy's order in one pass over the edges",
+        "per level", "loop of masked products", details={"directed": directed})
 
 
 def plan_components(A, kind: str, settings: Settings) -> Plan:
@@ -109,16 +104,12 @@ def plan_components(A, kind: str, settings: Settings) -> Plan:
     >>> plan_components(A, "weak", config.current()).kernel
     'components/csr/cpu/weak'
     """
-    dev = A.device
-    pinned = settings.format is not None or settings.direction is not None
-    if not pinned and has_kernel("components", "csr", dev, kind):
-        how = "union-find over the entries" if kind == "weak" else "Tarjan's algorithm"
-        return Plan("components", "csr", "one pass", dev, f"components/csr/{dev}/{kind}",
-                    reason=f"compiled {how}: O(n + m), labels = smallest vertex id")
-    why = "pinned by gb.config" if pinned else f"no compiled {kind} kernel for {dev}"
+    how = "union-find over the entries" if kind == "weak" else "Tarjan's algorithm"
     rounds = "BFS + FastSV" if kind == "weak" else "trimming and coloring rounds"
-    return Plan("components", "csr", "per round", dev, "",
-                reason=f"loop of products: {rounds} ({why})")
+    return _compiled_or_loop(
+        A, settings, "components", ("components", "csr", A.device, kind), "one pass",
+        f"compiled {how}: O(n + m), labels = smallest vertex id",
+        "per round", f"loop of products: {rounds}")
 
 
 def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
@@ -135,14 +126,11 @@ def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
     >>> plan_label_propagation(A, "semi-synchronous", config.current()).kernel
     'lpa/csr/cpu'
     """
-    dev = A.device
-    pinned = settings.format is not None or settings.direction is not None
-    if not pinned and has_kernel("lpa", "csr", dev) and has_kernel("lpa_coloring", "csr", dev):
-        return Plan("label_propagation", "csr", method, dev, f"lpa/csr/{dev}",
-                    reason="compiled sweeps: neighbour labels counted in a scratch array")
-    why = "pinned by gb.config" if pinned else f"no compiled sweeps for {dev}"
-    return Plan("label_propagation", "csr", method, dev, "",
-                reason=f"loop of products per color class ({why})")
+    return _compiled_or_loop(
+        A, settings, "label_propagation", ("lpa", "csr", A.device, ""), method,
+        "compiled sweeps: neighbour labels counted in a scratch array",
+        method, "loop of products per color class",
+        also=("lpa_coloring", "csr", A.device, ""))
 
 
 def plan_core_number(A, settings: Settings) -> Plan:
@@ -158,11 +146,24 @@ def plan_core_number(A, settings: Settings) -> Plan:
     >>> plan_core_number(A, config.current()).kernel
     'core_number/csr/cpu'
     """
+    return _compiled_or_loop(
+        A, settings, "core_number", ("core_number", "csr", A.device, ""), "one pass",
+        "compiled bucket peeling (Batagelj-Zaversnik), O(m)",
+        "per level", "level-at-a-time peeling by products")
+
+
+def _compiled_or_loop(A, settings: Settings, op: str, key: tuple, how: str, reason: str,
+                      loop_how: str, loop_reason: str, *, also: tuple | None = None,
+                      details: dict | None = None) -> Plan:
+    """The plan of a whole algorithm: its compiled kernel ``key`` (and ``also``) where the
+    device registers it and no format or direction is pinned, else its loop of products
+    (``kernel`` empty)."""
     dev = A.device
     pinned = settings.format is not None or settings.direction is not None
-    if not pinned and has_kernel("core_number", "csr", dev):
-        return Plan("core_number", "csr", "one pass", dev, f"core_number/csr/{dev}",
-                    reason="compiled bucket peeling (Batagelj-Zaversnik), O(m)")
-    why = "pinned by gb.config" if pinned else f"no compiled peeling for {dev}"
-    return Plan("core_number", "csr", "per level", dev, "",
-                reason=f"level-at-a-time peeling by products ({why})")
+    found = has_kernel(*key) and (also is None or has_kernel(*also))
+    if not pinned and found:
+        return Plan(op, "csr", how, dev, "/".join(p for p in key if p), reason=reason,
+                    details=details or {})
+    why = "pinned by gb.config" if pinned else f"no compiled kernel for {dev}"
+    return Plan(op, "csr", loop_how, dev, "", reason=f"{loop_reason} ({why})",
+                details=details or {})

@@ -117,6 +117,13 @@ def _tarjan(ptr, idx, labels):
                 sp = k
 
 
+def _labels(kernel, A: Any) -> np.ndarray:
+    """``kernel(indptr, indices, labels)`` run on ``A``'s arrays; the labels it wrote."""
+    labels = np.empty(int(A.shape[0]), dtype=np.int64)
+    kernel(uindex(A.indptr), uindex(A.indices), labels)
+    return labels
+
+
 @register("components", "csr", "cpu", "weak")
 def weak_components(A: Any) -> np.ndarray:
     """Weakly connected components of ``A`` (a CSR), labelled by their smallest vertex.
@@ -129,9 +136,7 @@ def weak_components(A: Any) -> np.ndarray:
     >>> weak_components(A).tolist()
     [0, 1, 1, 3, 3]
     """
-    labels = np.empty(int(A.shape[0]), dtype=np.int64)
-    _union_find(uindex(A.indptr), uindex(A.indices), labels)
-    return labels
+    return _labels(_union_find, A)
 
 
 @register("components", "csr", "cpu", "strong")
@@ -146,9 +151,7 @@ def strong_components(A: Any) -> np.ndarray:
     >>> strong_components(A).tolist()
     [0, 0, 2]
     """
-    labels = np.empty(int(A.shape[0]), dtype=np.int64)
-    _tarjan(uindex(A.indptr), uindex(A.indices), labels)
-    return labels
+    return _labels(_tarjan, A)
 
 
 @jit()

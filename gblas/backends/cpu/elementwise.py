@@ -276,25 +276,8 @@ def _build_merged(op: Any, key: tuple, parallel: bool):
     to_d = numba.from_dtype(D)
     to_r = numba.from_dtype(R)
 
-    if parallel:
-
-        @jit(parallel=True)
-        def merged_par(av, bv, pa, pb, out):
-            for k in prange(out.size):
-                i = pa[k]
-                j = pb[k]
-                if i >= 0 and j >= 0:
-                    out[k] = to_r(f(to_d(av[i]), to_d(bv[j])))
-                elif i >= 0:
-                    out[k] = to_r(to_d(av[i]))
-                else:
-                    out[k] = to_r(to_d(bv[j]))
-
-        return merged_par
-
-    @jit()
-    def merged_seq(av, bv, pa, pb, out):
-        for k in range(out.size):
+    def merged(av, bv, pa, pb, out):  # prange runs as range in the sequential build
+        for k in prange(out.size):
             i = pa[k]
             j = pb[k]
             if i >= 0 and j >= 0:
@@ -304,7 +287,7 @@ def _build_merged(op: Any, key: tuple, parallel: bool):
             else:
                 out[k] = to_r(to_d(bv[j]))
 
-    return merged_seq
+    return jit(parallel=parallel)(merged)
 
 
 @register("merged_values", "array", "cpu")

@@ -195,6 +195,19 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
 
 
 @jit()
+def _append_unvisited(ptr, idx, u, pred, order, tail):
+    """Append ``u``'s unvisited neighbours (``ptr``/``idx`` row ``u``) in index order;
+    returns the new tail."""
+    for p in range(ptr[u], ptr[u + 1]):
+        v = idx[p]
+        if pred[v] < 0:
+            pred[v] = u
+            order[tail] = v
+            tail += 1
+    return tail
+
+
+@jit()
 def _queue_order(ptr, idx, ptrT, idxT, undirected, start, order, pred):
     """A queue BFS: each dequeued vertex appends its unvisited out-neighbours in index
     order, then (``undirected``) its in-neighbours; returns the vertices reached."""
@@ -205,19 +218,9 @@ def _queue_order(ptr, idx, ptrT, idxT, undirected, start, order, pred):
     while head < tail:
         u = order[head]
         head += 1
-        for p in range(ptr[u], ptr[u + 1]):
-            v = idx[p]
-            if pred[v] < 0:
-                pred[v] = u
-                order[tail] = v
-                tail += 1
+        tail = _append_unvisited(ptr, idx, u, pred, order, tail)
         if undirected:
-            for p in range(ptrT[u], ptrT[u + 1]):
-                v = idxT[p]
-                if pred[v] < 0:
-                    pred[v] = u
-                    order[tail] = v
-                    tail += 1
+            tail = _append_unvisited(ptrT, idxT, u, pred, order, tail)
     return tail
 
 
