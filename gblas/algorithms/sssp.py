@@ -134,35 +134,15 @@ def _check_source(A, source, call: str) -> int:
 #: each other; narrower buckets take more steps, wider ones relax more vertices again.
 _WIDTH = 4.0
 
-_NONNEG = None
-
-
-def _nonneg_semiring():
-    """``(lor, not(a >= 0))``: ``A lor.bad x`` flags the rows holding a negative or a NaN
-    weight (the multiply never reads ``x``)."""
-    global _NONNEG
-    if _NONNEG is None:
-        from .. import Semiring, monoids
-        from ..semirings import BinaryOp
-
-        bad = BinaryOp("not_nonnegative", lambda a, b: not (a >= 0), output="bool")
-        _NONNEG = Semiring("lor_not_nonnegative", monoids.lor, bad)
-    return _NONNEG
-
 
 def _has_bad_weight(A) -> bool:
-    """Whether ``A`` holds a negative or a NaN weight: one SpMV over the values (a select
-    over the whole matrix costs ten times more)."""
-    from .. import Vector, config, mxv, reduce
-
+    """Whether ``A`` holds a negative or a NaN weight: the minimum of its stored values (a
+    NaN propagates through the minimum), one pass and no product."""
     if np.dtype(A.dtype).kind in "bu" or A.nvals == 0:
         return False
-    z = Vector.from_dense(np.zeros(A.shape[1], dtype=np.bool_)).to(A.device)
-    with config(format="csr"):  # a one-off product: never worth another format
-        # y = A lor.(not a >= 0) z: the rows holding a negative or NaN weight
-        y = mxv(A, z, _nonneg_semiring())
-    # bad = lor(y)
-    return bool(reduce(y, "lor"))
+    csr = getattr(A, "parent", A).csr()  # a transposed view holds the same values
+    lo = csr.iso_value if csr.values is None else csr.values.min()
+    return not float(lo) >= 0
 
 
 def _bucket_end(lo: float) -> float:
