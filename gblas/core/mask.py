@@ -452,24 +452,29 @@ def writeback_matrix(out, T: CSR, mask, accum, replace: bool, device: str):
     ovu[in_o] = ov[o_at[in_o]]
     tvu = xp.zeros(keys.shape[0], T.dtype)
     tvu[in_t] = tv[t_at[in_t]]
+    allow = None if mask is None else mask.allow_keys(keys)
+    newv, newp = _blend(xp, ovu, tvu, in_o, in_t, D, accum, allow, replace, device)
+    out._replace_csr(csr_from_keys(keys[newp], newv[newp], out.shape, D, device))
+    return out
+
+
+def _blend(xp, ovu, tvu, in_o, in_t, D, accum, allow, replace: bool, device: str):
+    """``(values, present)`` of ``out<allow, replace> (+)= T`` over the union of their
+    patterns: ``ovu`` / ``tvu`` the two sides' values there (``in_o`` / ``in_t`` where
+    present), ``allow`` the mask at those entries (None: no mask)."""
     if accum is None:
         zv, zp = _cast(tvu, D), in_t
     else:
-        cd = dtypes.unify(D, T.dtype)
+        cd = dtypes.unify(D, tvu.dtype)
         both = xp.flatnonzero(in_o & in_t)
         zv = xp.where(in_t, _cast(tvu, D), ovu)
         if both.shape[0]:
             r = map_binary(accum, _cast(ovu[both], cd), _cast(tvu[both], cd), cd, device)
             zv[both] = _cast(r, D)
         zp = in_o | in_t
-    if mask is None:
-        newv, newp = zv, zp
-    else:
-        allow = mask.allow_keys(keys)
-        newv = xp.where(allow, zv, ovu)
-        newp = xp.where(allow, zp, in_o & (not replace))
-    out._replace_csr(csr_from_keys(keys[newp], newv[newp], out.shape, D, device))
-    return out
+    if allow is None:
+        return zv, zp
+    return xp.where(allow, zv, ovu), xp.where(allow, zp, in_o & (not replace))
 
 
 def _writeback_merged(out, T: CSR, mask, accum, replace: bool, device: str, union, member):
@@ -498,22 +503,8 @@ def _writeback_merged(out, T: CSR, mask, accum, replace: bool, device: str, unio
     tvu = xp.zeros(nnz, T.dtype)
     if tv.shape[0]:
         tvu[in_t] = tv[pt[in_t]]
-    if accum is None:
-        zv, zp = _cast(tvu, D), in_t
-    else:
-        cd = dtypes.unify(D, T.dtype)
-        both = xp.flatnonzero(in_o & in_t)
-        zv = xp.where(in_t, _cast(tvu, D), ovu)
-        if both.shape[0]:
-            r = map_binary(accum, _cast(ovu[both], cd), _cast(tvu[both], cd), cd, device)
-            zv[both] = _cast(r, D)
-        zp = in_o | in_t
-    if mask is None:
-        newv, newp = zv, zp
-    else:
-        allow = mask.allow_pattern(ptr, idx, member)
-        newv = xp.where(allow, zv, ovu)
-        newp = xp.where(allow, zp, in_o & (not replace))
+    allow = None if mask is None else mask.allow_pattern(ptr, idx, member)
+    newv, newp = _blend(xp, ovu, tvu, in_o, in_t, D, accum, allow, replace, device)
     merged = CSR((m, n), ptr, idx, newv, np.dtype(D), None, device)
     out._replace_csr(_compress_csr(merged, newp, newv, D, device))
     return out

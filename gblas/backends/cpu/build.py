@@ -39,7 +39,7 @@ from numba import prange
 
 from ... import dtypes
 from .jitcache import jit
-from .mxv import uindex
+from .mxv import balanced_row_bounds, uindex
 
 __all__ = ["column_counts", "row_blocks", "segment_groups", "transpose"]
 
@@ -86,28 +86,7 @@ def row_blocks(indptr: np.ndarray, threads: int, table_cols: int = 0,
         parts = min(parts, max(1, max(nnz, 1 << 22) // table_cols))
     if parts <= 1 or m <= 1 or nnz + m < PARALLEL_MIN:
         return np.array([0, max(m, 0)], dtype=np.int64)
-    return _row_bounds(uindex(indptr), np.int64(parts))
-
-
-@jit()
-def _row_bounds(indptr, parts):
-    m = indptr.size - 1
-    bounds = np.empty(parts + 1, np.int64)
-    bounds[0] = 0
-    total = np.int64(indptr[m]) + m
-    for p in range(1, parts):
-        target = total * p // parts
-        lo = 0
-        hi = m
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if np.int64(indptr[mid]) + mid < target:
-                lo = mid + 1
-            else:
-                hi = mid
-        bounds[p] = lo
-    bounds[parts] = m
-    return bounds
+    return balanced_row_bounds(uindex(indptr), np.int64(parts))
 
 
 def _threads() -> int:

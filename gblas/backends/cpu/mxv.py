@@ -59,8 +59,8 @@ from .jitcache import jit
 from .prefetch import DISTANCE as PREFETCH_DISTANCE
 from .prefetch import prefetcher
 
-__all__ = ["KernelCache", "pull", "push", "row_bounds", "run_blocks", "semiring_parts",
-           "uindex"]
+__all__ = ["KernelCache", "balanced_row_bounds", "pull", "push", "row_bounds", "run_blocks",
+           "semiring_parts", "uindex"]
 
 
 #: Push runs sequentially below this many (frontier entry, edge) pairs.
@@ -175,7 +175,7 @@ def run_blocks(rows, bounds: np.ndarray, *args) -> None:
 
 
 @jit()
-def _row_bounds(indptr, nparts):
+def balanced_row_bounds(indptr, nparts):
     """Row boundaries of ``nparts`` blocks of about equal cost ``nnz + nrows``."""
     n = indptr.size - 1
     bounds = np.empty(nparts + 1, np.int64)
@@ -217,7 +217,7 @@ def row_bounds(indptr: np.ndarray, nnz: int, parallel: bool = True) -> np.ndarra
     nthreads = num_threads()
     if not parallel or nthreads == 1 or nnz + n < PULL_PARALLEL_COST:
         return np.array([0, n], dtype=np.int64)
-    return _row_bounds(indptr, nthreads)
+    return balanced_row_bounds(indptr, nthreads)
 
 
 _BOOL_DUMMY = np.zeros(1, dtype=np.bool_)
