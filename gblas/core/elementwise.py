@@ -25,6 +25,7 @@ from ._keys import (
     rebuild,
     union_positions,
 )
+from .dispatch import dispatchable
 from .mask import compress, where, writeback_matrix, writeback_vector
 from .matrix import Matrix
 from .vector import Vector
@@ -193,6 +194,7 @@ def _intersect_values(xp, op, fmap, ak, av, bk, bv, D, R):
     return keys, _combine(xp, op, fmap, av, bv, pa, pb, D, R, False)
 
 
+@dispatchable
 def ewise_add(u, v, op="plus", *, mask=None, accum=None, out=None, replace=False):
     """Elementwise "addition": the union of the patterns.
 
@@ -211,6 +213,7 @@ def ewise_add(u, v, op="plus", *, mask=None, accum=None, out=None, replace=False
                   out=out, replace=replace)
 
 
+@dispatchable
 def ewise_mult(u, v, op="times", *, mask=None, accum=None, out=None, replace=False):
     """Elementwise "multiplication": the intersection of the patterns.
 
@@ -236,6 +239,7 @@ def _scalar_dtype(s, dt: np.dtype, call: str, arg: str) -> np.dtype:
 _TOTAL_UNARY = frozenset({"identity", "ainv", "abs", "one", "lnot"})
 
 
+@dispatchable
 def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, replace=False):
     """Apply an operator to every entry: ``op(u)``, ``op(u, right)`` or ``op(left, u)``.
 
@@ -329,6 +333,7 @@ def _reads_values_only(pred) -> bool:
 _MATRIX_ONLY = ("tril", "triu", "diag", "offdiag", "colle", "colgt")
 
 
+@dispatchable
 def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False):
     """Keep the entries for which a predicate holds.
 

@@ -15,6 +15,7 @@ from ..planner import Plan, plan_mxm, plan_mxv
 from ..semirings import semiring as resolve_semiring
 from ..semirings.ops import Semiring
 from ._args import check_common
+from .dispatch import dispatchable
 from .mask import MatMask, writeback_matrix, writeback_vector
 from .matrix import Matrix, canonical
 from .vector import Vector
@@ -70,6 +71,7 @@ def _prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None
     return plan, run
 
 
+@dispatchable
 def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace=False):
     """Matrix-vector product over a semiring: ``out<mask, replace> (+)= A (+.*) x``.
 
@@ -111,6 +113,7 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     return run()
 
 
+@dispatchable
 def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, out=None, replace=False):
     """Vector-matrix product: ``w[j] = add_k multiply(u[k], A[k, j])``.
 
@@ -164,6 +167,7 @@ def _prepare_mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None
     return plan, run
 
 
+@dispatchable
 def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None, replace=False):
     """Matrix-matrix product over a semiring (masked SpGEMM).
 
@@ -197,6 +201,7 @@ _register_preparer(vxm, _prepare_vxm)
 _register_preparer(mxm, _prepare_mxm)
 
 
+@dispatchable
 def explain(func, *args, **kwargs) -> Plan:
     """The Plan of ``func(*args, **kwargs)`` without running it.
 

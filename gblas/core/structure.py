@@ -18,6 +18,7 @@ from ..semirings.ops import Semiring
 from ._args import check_common
 from ._check import as_index_array
 from ._keys import entries, is_matrix
+from .dispatch import dispatchable
 from .mask import compress, csr_from_keys, writeback_matrix, writeback_vector
 from .matrix import Matrix, TransposedMatrix, canonical
 from .vector import Vector
@@ -44,6 +45,7 @@ def _axis(axis, call):
     raise bad_arg(InvalidValue, call, "axis", "None, 'rows' (1) or 'columns' (0)", repr(axis))
 
 
+@dispatchable
 def reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None, replace=False):
     """Reduce entries with a monoid.
 
@@ -189,6 +191,7 @@ def reduce_plan(u, monoid="plus", **kw):
 # ----------------------------------------------------------------------------- extract
 
 
+@dispatchable
 def extract(u, indices=None, cols=None, *, mask=None, accum=None, out=None, replace=False):
     """Sub-vector ``u[indices]`` or sub-matrix ``A[rows, cols]`` (None = all).
 
@@ -261,6 +264,7 @@ def _extract_csr(csr: CSR, ri: np.ndarray, ci, device: str) -> CSR:
 # ------------------------------------------------------------------------------ assign
 
 
+@dispatchable
 def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replace=False):
     """Assign into positions of ``out``: ``out<mask>(I) (+)= value`` (or ``(I, J)``).
 
@@ -403,6 +407,7 @@ def _region_member(keys, gr, gc, n, xp):
 # --------------------------------------------------------------------------- transpose
 
 
+@dispatchable
 def transpose(A, *, mask=None, accum=None, out=None, replace=False):
     """``out<mask> (+)= A^T`` (``A.T`` is the lazy view; this materializes it).
 
