@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(VENV)/bin/gblas demo
 
 DOCTEST_PATHS := gblas/core gblas/algorithms gblas/semirings gblas/planner gblas/io \
-	gblas/formats/csr.py gblas/csgraph.py gblas/dtypes.py gblas/exceptions.py gblas/config.py \
+	gblas/formats/csr.py gblas/csgraph gblas/dtypes.py gblas/exceptions.py gblas/config.py \
 	gblas/warmup.py gblas/backends/cpu/jitcache.py gblas/nx
 
 test: $(STAMP)
