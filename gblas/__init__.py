@@ -23,9 +23,10 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 from . import binary, dtypes, monoids, semirings, unary
 from .config import config
 from .core.elementwise import apply, ewise_add, ewise_mult, select
+from .core.explain import explain
 from .core.mask import Mask
 from .core.matrix import Matrix, TransposedMatrix
-from .core.operations import explain, mxm, mxv, vxm
+from .core.operations import mxm, mxv, vxm
 from .core.structure import assign, extract, reduce, transpose
 from .core.vector import Vector
 from .exceptions import (

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import gblas as gb
 from gblas.backends.registry import VecData
-from gblas.core import mask as wb
+from gblas.core import writeback as wb
 
 #: The value a dense-stored test vector holds where it has no entry: no operation may
 #: read it (dense paths may compute on it, but never show it).

@@ -19,7 +19,8 @@ Examples
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 __all__ = ["dispatchable", "dispatcher"]
 

@@ -13,22 +13,14 @@ from .._device import xp_for
 from ..backends.registry import VecData, get_kernel, has_kernel
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 from ..formats import CSR
-from ..planner import plan_elementwise
 from ..semirings import binary_op, unary_op
 from ._args import check_common
-from ._keys import (
-    csr_of,
-    entries,
-    intersect_positions,
-    is_matrix,
-    merge_kernel,
-    rebuild,
-    union_positions,
-)
+from .arrays import compress, intersect_positions, merge_kernel, union_positions, where
 from .dispatch import dispatchable
-from .mask import compress, where, writeback_matrix, writeback_vector
-from .matrix import Matrix
+from .keys import csr_of, entries, is_matrix, rebuild
+from .matrix import Matrix, canonical
 from .vector import Vector
+from .writeback import writeback_matrix, writeback_vector
 
 
 def _kind(obj, call: str, arg: str):
@@ -403,8 +395,6 @@ def _select_csr(u, pred, thunk, call):
     """``select`` of a Matrix into a new Matrix, straight on its CSR: the predicate sees
     each entry's row, column and value, and the kept entries keep their order (no linear
     keys, no re-sort)."""
-    from ..formats.csr import CSR
-    from .matrix import Matrix, canonical
 
     base, t = canonical(u, call, "u")
     csr = base.csr(transposed=t)
@@ -425,18 +415,3 @@ def _select_csr(u, pred, thunk, call):
     values = None if csr.values is None else csr.values[keep]
     return Matrix(CSR(csr.shape, indptr, csr.indices[keep], values, csr.dtype, csr.iso_value,
                       csr.device))
-
-
-def elementwise_plan(func, *args, **kwargs):
-    """The Plan of an elementwise/structural call (for ``gb.explain``), or None."""
-    from . import structure
-
-    names = {ewise_add: "ewise_add", ewise_mult: "ewise_mult", apply: "apply",
-             select: "select", structure.extract: "extract", structure.assign: "assign",
-             structure.transpose: "transpose"}
-    if func is structure.reduce:
-        return structure.reduce_plan(*args, **kwargs)
-    if func not in names:
-        return None
-    dev = next((a.device for a in args if hasattr(a, "device")), "cpu")
-    return plan_elementwise(names[func], dev)

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..backends.registry import VecData, get_kernel
+from ..backends.registry import get_kernel
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, bad_arg
-from ..planner import Plan, plan_mxm, plan_mxv
+from ..planner import plan_mxm, plan_mxv
 from ..semirings import semiring as resolve_semiring
 from ..semirings.ops import Semiring
 from ._args import check_common
 from .dispatch import dispatchable
-from .mask import MatMask, writeback_matrix, writeback_vector
 from .matrix import Matrix, canonical
 from .vector import Vector
+from .writeback import writeback_matrix, writeback_vector
 
 # ------------------------------------------------------------------------------ mxv
 
@@ -34,7 +34,7 @@ def _flipped(s: Semiring) -> Semiring:
     return f
 
 
-def _prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
+def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
                  replace=False, _call="mxv", _flip=False):
     base, transposed = canonical(A, _call, "A")
     if not isinstance(x, Vector):
@@ -109,7 +109,7 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     >>> gb.mxv(A, x, "min_plus").to_dense().tolist()
     [3.0, 4.0]
     """
-    _, run = _prepare_mxv(A, x, semiring, mask=mask, accum=accum, out=out, replace=replace)
+    _, run = prepare_mxv(A, x, semiring, mask=mask, accum=accum, out=out, replace=replace)
     return run()
 
 
@@ -127,20 +127,20 @@ def vxm(u, A, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     >>> gb.vxm(gb.Vector.from_dense([1.0, 1.0]), A).to_dense().tolist()
     [1.0, 5.0]
     """
-    _, run = _prepare_vxm(u, A, semiring, mask=mask, accum=accum, out=out, replace=replace)
+    _, run = prepare_vxm(u, A, semiring, mask=mask, accum=accum, out=out, replace=replace)
     return run()
 
 
-def _prepare_vxm(u, A, semiring="plus_times", **kw):
+def prepare_vxm(u, A, semiring="plus_times", **kw):
     base, transposed = canonical(A, "vxm", "A")
     At = base if transposed else base.T
-    return _prepare_mxv(At, u, semiring, _call="vxm", _flip=True, **kw)
+    return prepare_mxv(At, u, semiring, _call="vxm", _flip=True, **kw)
 
 
 # ------------------------------------------------------------------------------ mxm
 
 
-def _prepare_mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None,
+def prepare_mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None,
                  replace=False):
     call = "mxm"
     a, ta = canonical(A, call, "A")
@@ -183,49 +183,8 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     >>> gb.mxm(A, A, "plus_pair", mask=A.S).nvals
     0
     """
-    _, run = _prepare_mxm(A, B, semiring, mask=mask, accum=accum, out=out, replace=replace)
+    _, run = prepare_mxm(A, B, semiring, mask=mask, accum=accum, out=out, replace=replace)
     return run()
 
 
-# -------------------------------------------------------------------------- explain
-
-_PREPARERS = {}
-
-
-def _register_preparer(func, prep):
-    _PREPARERS[func] = prep
-
-
-_register_preparer(mxv, _prepare_mxv)
-_register_preparer(vxm, _prepare_vxm)
-_register_preparer(mxm, _prepare_mxm)
-
-
-@dispatchable
-def explain(func, *args, **kwargs) -> Plan:
-    """The Plan of ``func(*args, **kwargs)`` without running it.
-
-    Examples
-    --------
-    >>> import gblas as gb
-    >>> A = gb.Matrix.from_coo([0, 1], [1, 0], shape=(2, 2))
-    >>> x = gb.Vector.from_dense([1.0, 2.0])
-    >>> gb.explain(gb.mxv, A, x, "plus_times").direction
-    'pull'
-    """
-    prep = _PREPARERS.get(func)
-    if prep is None and hasattr(func, "__gblas_plan__"):  # an algorithm that plans itself
-        return func.__gblas_plan__(*args, **kwargs)
-    if prep is None:
-        from .elementwise import elementwise_plan
-
-        plan = elementwise_plan(func, *args, **kwargs)
-        if plan is None:
-            raise bad_arg(InvalidObject, "explain", "func", "a gblas operation such as gb.mxv",
-                          repr(func))
-        return plan
-    plan, _ = prep(*args, **kwargs)
-    return plan
-
-
-__all__ = ["explain", "mxm", "mxv", "vxm", "MatMask", "VecData"]
+__all__ = ["mxm", "mxv", "prepare_mxm", "prepare_mxv", "prepare_vxm", "vxm"]

@@ -17,11 +17,13 @@ from ..semirings.builtin import BINARY
 from ..semirings.ops import Semiring
 from ._args import check_common
 from ._check import as_index_array
-from ._keys import entries, is_matrix
+from .arrays import compress, csr_from_keys, map_binary, union
 from .dispatch import dispatchable
-from .mask import compress, csr_from_keys, writeback_matrix, writeback_vector
+from .keys import entries, is_matrix
 from .matrix import Matrix, TransposedMatrix, canonical
+from .operations import prepare_mxv
 from .vector import Vector
+from .writeback import writeback_matrix, writeback_vector
 
 _REDUCE_SEMIRINGS: dict = {}
 
@@ -65,7 +67,7 @@ def reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None, repl
     >>> int(gb.reduce(gb.Vector.from_dense([3, 1, 2]), "min"))
     1
     """
-    plan, run = _prepare_reduce(u, monoid, axis=axis, mask=mask, accum=accum, out=out,
+    plan, run = prepare_reduce(u, monoid, axis=axis, mask=mask, accum=accum, out=out,
                                 replace=replace)
     return run()
 
@@ -97,10 +99,8 @@ def _order_free(m, u) -> bool:
         code in ("plus", "times") and np.dtype(u.dtype).kind in "biu")
 
 
-def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None,
+def prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None,
                     replace=False):
-    from .operations import _prepare_mxv
-
     call = "reduce"
     m = resolve_monoid(monoid, call)
     given_axis, axis = axis, _axis(axis, call)
@@ -126,7 +126,7 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
         row = CSR((1, n), xp.asarray(np.array([0, n], dtype=dtypes.index_dtype(n))),
                   xp.arange(n, dtype=dtypes.index_dtype(n)), vals, vals.dtype, None, u.device)
         ones = Vector(VecData(n, None, vals, None), vals.dtype, u.device)
-        plan, run1 = _prepare_mxv(Matrix(row), ones, s, _call="reduce")
+        plan, run1 = prepare_mxv(Matrix(row), ones, s, _call="reduce")
 
         def run():
             y = run1()
@@ -141,7 +141,7 @@ def _prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=N
     n = u.shape[1] if rows_axis else u.shape[0]
     ones = Vector(VecData(n, None, xp.ones(n, u.dtype), None), u.dtype, u.device)
     A = u if rows_axis else (base if t else base.T)
-    return _prepare_mxv(A, ones, s, mask=mask, accum=accum, out=out, replace=replace,
+    return prepare_mxv(A, ones, s, mask=mask, accum=accum, out=out, replace=replace,
                         _call="reduce")
 
 
@@ -181,11 +181,6 @@ def _ufunc_reduce(m, vals, xp):
     if code == "land":
         return lambda: out_dt.type(bool(xp.all(vals != 0)))
     return None
-
-
-def reduce_plan(u, monoid="plus", **kw):
-    plan, _ = _prepare_reduce(u, monoid, **kw)
-    return plan
 
 
 # ----------------------------------------------------------------------------- extract
@@ -330,8 +325,6 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
         region_v = xp.zeros(idx.size, out.dtype)
         region_v[rk] = rv.astype(out.dtype)
         if accum is not None:
-            from .mask import map_binary
-
             cd = dtypes.unify(out.dtype, vdt)
             old_p = zp[gi]
             both = region_p & old_p
@@ -370,9 +363,6 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
         zk = xp.concatenate([okeys[keep], rkeys])
         zv = xp.concatenate([ovals[keep], rvals.astype(out.dtype)])
     else:
-        from ._keys import union
-        from .mask import map_binary
-
         old_k, old_v = okeys[in_region], ovals[in_region]
         keys, in_a, in_b = union(old_k, rkeys, xp)
         cd = dtypes.unify(out.dtype, vdt)
@@ -426,6 +416,3 @@ def transpose(A, *, mask=None, accum=None, out=None, replace=False):
     T = base.csr(transposed=not t)
     return writeback_matrix(out, T, mask, accum, replace, device)
 
-
-def structure_plan(name: str, device: str):
-    return plan_elementwise(name, device)

@@ -14,6 +14,7 @@ from .._device import check_device, device_of, to_device, xp_for
 from ..backends.registry import VecData, get_kernel
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidValue, bad_arg
 from ._check import as_index_array, check_size
+from .mask import Mask
 
 
 class Vector:
@@ -248,15 +249,11 @@ class Vector:
     @property
     def S(self):
         """Structural mask view: true where an entry exists."""
-        from .mask import Mask
-
         return Mask(self, structural=True)
 
     @property
     def V(self):
         """Value mask view: true where an entry exists and its value is nonzero."""
-        from .mask import Mask
-
         return Mask(self, structural=False)
 
     # ------------------------------------------------------------------- conversions

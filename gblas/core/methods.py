@@ -1,0 +1,88 @@
+"""Methods of Matrix that run operations: ``A.prepare(...)``, ``A @ x``, ``u @ A``.
+
+The operations import the Matrix class, so these live above both and are attached to the
+class when :mod:`gblas.core` is imported.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..config import config
+from ..exceptions import InvalidValue, bad_arg
+from .explain import explain
+from .matrix import Matrix, TransposedMatrix
+from .operations import mxm, mxv, vxm
+from .vector import Vector
+
+
+def prepare(self, products: int = 100, *, semiring="plus_times",
+            directions: tuple[str, ...] = ("A", "A.T")) -> list:
+    """Build ahead the formats the planner picks for ``products`` repeated products.
+
+    An iterative algorithm's first products otherwise pay for the preprocessing of a
+    faster layout, or stay on CSR when one run cannot pay it back.  ``prepare`` runs one
+    product ``A @ ones`` (and ``A.T @ ones``: PageRank's and BFS's orientation) under
+    ``gb.config(expected_uses=products)``, so the planner weighs each build against that
+    many calls, builds what pays, and keeps it in this Matrix's cache.  Save the result
+    with :func:`gblas.io.save` to pay it once for good.
+
+    Parameters
+    ----------
+    products : int, default 100
+        Products expected with this matrix.
+    semiring : str or Semiring, default "plus_times"
+        The semiring of those products (formats are chosen per value type).
+    directions : tuple of {"A", "A.T"}
+        The orientations to prepare.
+
+    Returns
+    -------
+    list of Plan
+        The plan of each prepared product (``gb.explain`` of it after preparing).
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 0], [1.0, 1.0], shape=(2, 2))
+    >>> [p.op for p in A.prepare(10)]
+    ['mxv', 'mxv']
+    >>> A.has_format("csr", transposed=True)
+    True
+    """
+    call = "Matrix.prepare"
+    if isinstance(products, bool) or not isinstance(products, (int, np.integer)) \
+            or products < 1:
+        raise bad_arg(InvalidValue, call, "products", "an integer >= 1", repr(products))
+    bad = [d for d in directions if d not in ("A", "A.T")]
+    if bad or not directions:
+        raise bad_arg(InvalidValue, call, "directions", "'A' and/or 'A.T'",
+                      repr(directions))
+    plans = []
+    with config(expected_uses=int(products)):
+        for d in directions:
+            M = self if d == "A" else self.T
+            ones = Vector.full(M.shape[1], 1, dtype=self.dtype, device=self.device)
+            mxv(M, ones, semiring)
+            plans.append(explain(mxv, M, ones, semiring))
+    if "A.T" in directions:
+        self.csr(transposed=True)  # push over A, pull over A': both orientations
+    return plans
+
+
+def matmul(self, other):
+    """``A @ x`` (mxv) or ``A @ B`` (mxm) over plus_times."""
+    if isinstance(other, (Matrix, TransposedMatrix)):
+        return mxm(self, other, "plus_times")
+    return mxv(self, other, "plus_times")
+
+def rmatmul(self, other):
+    """``u @ A``: vxm over plus_times."""
+    return vxm(other, self, "plus_times")
+
+
+Matrix.prepare = prepare
+Matrix.__matmul__ = matmul
+Matrix.__rmatmul__ = rmatmul
+
+__all__ = ["matmul", "prepare", "rmatmul"]
