@@ -295,6 +295,20 @@ class Matrix:
     # prepare(), A @ x and x @ A run operations, which import this module: they are
     # defined in core/methods.py and attached to the class there.
 
+    def distribute(self, client, grid=None, *, timeout: float | None = None):
+        """This Matrix cut into a ``grid = (pr, pc)`` of blocks pinned on the workers of a
+        Dask ``client`` (needs the ``distributed`` extra); see :mod:`gblas.distributed`.
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> callable(gb.Matrix.distribute)
+        True
+        """
+        from ..distributed import distribute
+
+        return distribute(self, client, grid, timeout=timeout)
+
     def to(self, device: str) -> Matrix:
         """This Matrix on ``device`` ("cpu" or "gpu"); itself when already there.
 

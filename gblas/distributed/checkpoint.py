@@ -1,0 +1,67 @@
+"""Faults: the error a lost worker or a stuck cluster gives, and the checkpoints iterative
+algorithms keep so that they restart from their last completed iteration.
+
+A worker lost mid-call cancels the futures of the data it held (Dask cannot recompute
+data sent with ``scatter``); every wait of :mod:`gblas.distributed` has a timeout.  Both
+become a :class:`WorkerLost`.  An iterative algorithm keeps a copy of its state vectors
+on the client every ``every`` iterations (:class:`Checkpoint`); on a WorkerLost it asks
+the matrix to rebuild its blocks on the workers alive then (from the local matrix it was
+distributed from, or from the generator's recipe) and resumes from that copy.  A matrix
+that cannot be rebuilt, or a fault that repeats, ends in the WorkerLost: never a hang,
+never a silent wrong answer.
+
+Examples
+--------
+>>> ck = Checkpoint(every=2)
+>>> ck.due(1), ck.due(2)
+(False, True)
+>>> ck.save(2, {"r": [0.5, 0.5]}); ck.iteration, ck.state["r"]
+(2, [0.5, 0.5])
+"""
+
+from __future__ import annotations
+
+from ..exceptions import GraphBLASError
+
+__all__ = ["WorkerLost", "Checkpoint", "is_fault"]
+
+
+class WorkerLost(GraphBLASError, RuntimeError):
+    """A worker holding part of a distributed object was lost, or a distributed call
+    waited longer than its timeout."""
+
+
+def is_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from the cluster (a lost worker, cancelled data, a closed
+    connection, a timeout) rather than from the computation itself."""
+    if isinstance(exc, WorkerLost):
+        return True
+    names = {c.__name__ for c in type(exc).__mro__}
+    return bool(names & {"CancelledError", "FutureCancelledError", "KilledWorker",
+                         "CommClosedError", "TimeoutError", "StreamClosedError",
+                         "FutureLostError"})
+
+
+class Checkpoint:
+    """The last saved state of an iterative algorithm (numpy arrays on the client).
+
+    Parameters
+    ----------
+    every : int
+        Save every ``every`` iterations (0: never; a fault then restarts from the start).
+    """
+
+    def __init__(self, every: int = 5) -> None:
+        self.every = int(every)
+        self.iteration = 0
+        self.state = None
+        self.restarts = 0
+
+    def due(self, iteration: int) -> bool:
+        """Whether ``iteration`` (1-based, completed) is one to save."""
+        return self.every > 0 and iteration % self.every == 0
+
+    def save(self, iteration: int, state) -> None:
+        """Keep ``state`` as the state after ``iteration``."""
+        self.iteration = int(iteration)
+        self.state = state
