@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-gpu bench lint info clean
+.PHONY: demo test test-gpu test-scipy-csgraph bench lint info clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ DOCTEST_PATHS := gblas/core gblas/algorithms gblas/semirings gblas/planner gblas
 test: $(STAMP)
 	$(PY) -m pytest -q -m "not gpu" tests
 	$(PY) -m pytest -q -p no:cacheprovider --doctest-modules $(DOCTEST_PATHS)
+	$(MAKE) --no-print-directory test-scipy-csgraph
+
+# SciPy's own scipy.sparse.csgraph test suite with its functions replaced by gblas.csgraph's
+test-scipy-csgraph: $(STAMP)
+	$(PY) tests/scipy_csgraph/run.py
 
 # GPU tests use the machine's own python3 (numpy, scipy, numba, cupy, hypothesis, pytest
 # installed there) and install nothing: the GPU machine has no network.

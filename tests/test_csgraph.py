@@ -268,3 +268,104 @@ def test_real_wiki_vote():
     want_order, want_pred = ref.breadth_first_order(S, 3, directed=False)
     np.testing.assert_array_equal(order, want_order)
     np.testing.assert_array_equal(pred, want_pred)
+
+
+# ------------------------------------------------------------- the whole of SciPy's csgraph
+
+
+def test_every_scipy_name_is_there():
+    names = [n for n in dir(ref) if not n.startswith("_") and n != "test"]
+    assert "yen" in names and "maximum_flow" in names
+    missing = [n for n in names if not hasattr(gc, n)]
+    assert not missing
+    assert issubclass(gc.NegativeCycleError, ref.NegativeCycleError)
+
+
+@pytest.mark.parametrize("kind", ["sparray", "spmatrix", "gblas"])
+def test_delegated_match_scipy(rng, kind):
+    S = graph(rng, 40, 0.08)
+    G = forms(S, kind)
+    Ss = sp.csr_matrix(S) if kind == "spmatrix" else S
+    for name, args in [("depth_first_order", (3,)), ("depth_first_tree", (3,)),
+                       ("minimum_spanning_tree", ()), ("reverse_cuthill_mckee", ()),
+                       ("structural_rank", ()), ("maximum_bipartite_matching", ())]:
+        got, want = getattr(gc, name)(G, *args), getattr(ref, name)(Ss, *args)
+        for g, w in zip(got if isinstance(got, tuple) else [got],
+                        want if isinstance(want, tuple) else [want]):
+            g, w = (x.toarray() if sp.issparse(x) else np.asarray(x) for x in (g, w))
+            np.testing.assert_array_equal(g, w)
+    np.testing.assert_allclose(gc.laplacian(S.toarray(), normed=True),
+                               ref.laplacian(S.toarray(), normed=True))
+    cap = sp.csr_array(S.astype(np.int32))
+    assert gc.maximum_flow(cap, 0, 5).flow_value == ref.maximum_flow(cap, 0, 5).flow_value
+
+
+def test_delegated_errors_and_negative_cycles():
+    with pytest.raises(ValueError) as got:
+        gc.maximum_flow(sp.csr_array(np.ones((2, 2))), 0, 1)  # float capacities
+    with pytest.raises(ValueError) as want:
+        ref.maximum_flow(sp.csr_array(np.ones((2, 2))), 0, 1)
+    assert str(got.value) == str(want.value)
+    cyc = np.array([[0, 1, 0], [0, 0, -3], [1, 0, 0]], dtype=float)
+    with pytest.raises(gc.NegativeCycleError):
+        gc.yen(cyc, 0, 2, K=2)
+    with pytest.raises(ref.NegativeCycleError):  # SciPy's class catches it too
+        gc.yen(cyc, 0, 2, K=2)
+
+
+def test_breadth_first_order_unsorted_and_csc(rng):
+    # SciPy visits neighbours in stored order: unsorted CSR input must give SciPy's order
+    S = graph(rng, 80, 0.05, symmetric=True)
+    perm = rng.permutation(S.indices.size)
+    U = sp.csr_array((S.data.copy(), S.indices.copy(), S.indptr.copy()), shape=S.shape)
+    for r in range(U.shape[0]):  # shuffle within each row
+        lo, hi = U.indptr[r], U.indptr[r + 1]
+        p = lo + rng.permutation(hi - lo)
+        U.indices[lo:hi], U.data[lo:hi] = U.indices[p], U.data[p]
+    U.has_sorted_indices = False
+    del perm
+    for G in (U, sp.csc_array(S), sp.coo_array(S), sp.csr_matrix(U)):
+        for directed in (True, False):
+            for got, want in zip(gc.breadth_first_order(G, 1, directed=directed),
+                                 ref.breadth_first_order(G, 1, directed=directed)):
+                np.testing.assert_array_equal(got, want)
+            t, w = gc.breadth_first_tree(G, 1, directed), ref.breadth_first_tree(G, 1, directed)
+            assert type(t) is type(w)
+            np.testing.assert_array_equal(t.toarray(), w.toarray())
+
+
+def test_pydata_input():
+    sparse = pytest.importorskip("sparse", reason="pydata/sparse is in the test extra")
+    D = np.array([[0, 2, 0], [0, 0, 1], [4, 0, 0]], dtype=float)
+    X = sparse.COO.from_numpy(D)
+    np.testing.assert_allclose(gc.dijkstra(X), ref.dijkstra(D))
+    X.fill_value = np.inf
+    np.testing.assert_allclose(gc.shortest_path(X), ref.shortest_path(X))
+    assert isinstance(gc.breadth_first_tree(sparse.COO.from_numpy(D), 0), sparse.COO)
+    X.fill_value = 7.0
+    with pytest.raises(ValueError, match="fill_value"):
+        gc.dijkstra(X)
+
+
+def test_scipy_suite_patch_replaces_scipy_names(monkeypatch):
+    """The runner of SciPy's suite (make test-scipy-csgraph) replaces every name."""
+    import importlib.util
+
+    import scipy.sparse.csgraph._traversal as trav
+
+    spec = importlib.util.spec_from_file_location(
+        "scipy_csgraph_run", Path(__file__).parent / "scipy_csgraph" / "run.py")
+    run = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run)
+    import scipy.sparse.csgraph as sc
+
+    for mod in [sc] + [importlib.import_module(f"scipy.sparse.csgraph.{m}")
+                       for m in run.SUBMODULES]:
+        for name in run.replaced_names():
+            if name in vars(mod):
+                monkeypatch.setattr(mod, name, getattr(mod, name))  # restored afterwards
+    names = run.patch()
+    assert len(names) == len([n for n in dir(ref) if not n.startswith("_") and n != "test"])
+    assert sc.NegativeCycleError is gc.NegativeCycleError
+    assert sc.dijkstra.__wrapped__ is gc.dijkstra
+    assert trav.depth_first_order.__wrapped__ is gc.depth_first_order

@@ -39,8 +39,7 @@ def _graph(csgraph, call: str, *, directed: bool = True, unweighted: bool = Fals
     the kind of input ("sparray", "spmatrix", "array" or "gblas"); ``check_nan``: NaN
     weights of sparse input raise (for the weighted searches)."""
     kind = "array"
-    if not sp.issparse(csgraph) and hasattr(csgraph, "to_scipy_sparse"):
-        csgraph = sp.csr_array(csgraph.to_scipy_sparse())  # pydata sparse, as SciPy does
+    csgraph = from_pydata(csgraph, call)
     if isinstance(csgraph, TransposedMatrix):
         csgraph = csgraph.materialize()
     if isinstance(csgraph, Matrix):
@@ -73,6 +72,29 @@ def _graph(csgraph, call: str, *, directed: bool = True, unweighted: bool = Fals
     if check_nan:
         _check_no_nan(A, call, "csgraph")
     return _prepare(A, directed=directed, unweighted=unweighted), kind
+
+
+def is_pydata(x) -> bool:
+    """Whether ``x`` is a pydata/sparse array (it has ``to_scipy_sparse`` and no
+    SciPy sparse base)."""
+    return not sp.issparse(x) and hasattr(x, "to_scipy_sparse") and hasattr(x, "fill_value")
+
+
+def from_pydata(x, call: str):
+    """A pydata/sparse graph as a SciPy COO array (its stored entries are the edges, as
+    in SciPy, whose fill value may be 0, ``inf`` or ``NaN``); anything else as given."""
+    if not is_pydata(x):
+        return x
+    fill = x.fill_value
+    if not (fill == 0 or np.isinf(fill) and fill > 0 or np.isnan(fill)):
+        raise bad_arg(InvalidValue, call, "csgraph", "a pydata/sparse array whose "
+                      "fill_value is 0, inf or nan", f"fill_value={fill}",
+                      "Set the fill value of the array, e.g. x.fill_value = 0.")
+    c = x.tocoo() if hasattr(x, "tocoo") else x.asformat("coo")
+    if c.ndim != 2:
+        raise bad_arg(DimensionMismatch, call, "csgraph", "a square (N, N) graph",
+                      f"shape {c.shape}")
+    return sp.coo_array((np.asarray(c.data), (c.coords[0], c.coords[1])), shape=c.shape)
 
 
 def _prepare(A, *, directed: bool, unweighted: bool):

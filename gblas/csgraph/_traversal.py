@@ -17,7 +17,7 @@ from scipy.sparse.csgraph import connected_components as _scipy_components
 from ..algorithms.components import connected_components as _components
 from ..core.matrix import Matrix, TransposedMatrix
 from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
-from ._input import NULL, _graph, _vertex
+from ._input import NULL, _graph, _vertex, from_pydata, is_pydata
 
 
 def _bfs_order(A, start: int, directed: bool):
@@ -102,10 +102,9 @@ class _Pattern:
         self.indices = S.indices
 
 
-def _sparse_input(csgraph):
+def _sparse_input(csgraph, call: str):
     """SciPy sparse input (pydata/sparse converted) as SciPy's search reads it, else None."""
-    if not sp.issparse(csgraph) and hasattr(csgraph, "to_scipy_sparse"):
-        csgraph = sp.csr_array(csgraph.to_scipy_sparse())
+    csgraph = from_pydata(csgraph, call)
     return csgraph if sp.issparse(csgraph) else None
 
 
@@ -119,7 +118,7 @@ def _order(csgraph, i_start, directed: bool, call: str):
     from ..config import config
     from ..planner.algorithms import plan_bfs_order
 
-    S = _sparse_input(csgraph)
+    S = _sparse_input(csgraph, call)
     if S is not None:
         if not directed and S.format == "csc":
             S = S.T  # as SciPy does: its transpose is a CSR without a copy
@@ -127,7 +126,8 @@ def _order(csgraph, i_start, directed: bool, call: str):
         if S.ndim != 2 or S.shape[0] != S.shape[1]:
             raise bad_arg(DimensionMismatch, call, "csgraph", "a square (N, N) graph",
                           f"shape {S.shape}")
-        kind = "spmatrix" if isinstance(csgraph, sp.spmatrix) else "sparray"
+        kind = "spmatrix" if isinstance(csgraph, sp.spmatrix) else \
+            "pydata" if is_pydata(csgraph) else "sparray"
         start = _vertex(i_start, S.shape[0], call, "i_start")
         G = _Pattern(S)
         plan = plan_bfs_order(G, directed, config.current())
@@ -208,6 +208,8 @@ def breadth_first_tree(csgraph, i_start: int, directed: bool = True):
         data = np.minimum(w1, w2)
     tree = sp.csr_array((data, (p, j)), shape=(n, n))
     tree.sort_indices()
+    if kind == "pydata":
+        return type(csgraph).from_scipy_sparse(tree)
     return sp.csr_matrix(tree) if kind == "spmatrix" else tree
 
 
