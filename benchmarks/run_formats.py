@@ -118,7 +118,7 @@ def _warm_up() -> None:
     """Compile every kernel and build pass (sequential and parallel) on a small graph so
     that build and call times exclude Numba's compilation."""
     import gblas as gb
-    from gblas.planner import hardware
+    from gblas import hardware
 
     W = gb.io.kronecker(14, 16, seed=1, dtype="float32")
     x = gb.Vector.from_dense(np.ones(W.ncols, np.float32))

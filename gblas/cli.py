@@ -118,9 +118,10 @@ def _versions() -> dict[str, str]:
 
 def _planner_info() -> dict[str, str]:
     """What the planner reads from the machine and the thresholds it derives from it."""
+    from . import hardware
     from .formats.heavy_light import default_tile_sizes
     from .formats.segmented import default_block_size, default_segment_size
-    from .planner import cost, hardware
+    from .planner import cost
 
     hw = hardware.detect()
     fit = hw.l3 * cost.CACHE_FIT_FRACTION

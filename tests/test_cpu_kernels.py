@@ -26,8 +26,16 @@ from gblas.semirings.ops import BinaryOp, Semiring, UnaryOp
 
 PULL = get_kernel("mxv", "csr", "cpu", "pull")
 PUSH = get_kernel("mxv", "csr", "cpu", "push")
-SAXPY = get_kernel("mxm", "csr", "cpu", "saxpy")
-DOT = get_kernel("mxm", "csr", "cpu", "dot")
+_SAXPY = get_kernel("mxm", "csr", "cpu", "saxpy")
+_DOT = get_kernel("mxm", "csr", "cpu", "dot")
+
+
+def SAXPY(*args):
+    return CSR.from_data(_SAXPY(*args), "cpu")
+
+
+def DOT(*args):
+    return CSR.from_data(_DOT(*args), "cpu")
 MAP_UNARY = get_kernel("map_unary", "array", "cpu")
 MAP_BINARY = get_kernel("map_binary", "array", "cpu")
 

@@ -4,7 +4,7 @@ Each format (``segmented``, ``heavy_light``, ``shards``) is pinned with
 ``gb.config(format=...)`` and runs one product case per semiring family (plus_times,
 min_plus, max_min, any_pair, lor_land, plus_pair, user-defined), with every mask kind,
 accumulators, replace and ``out``, ``A`` or ``A.T``, and every storage of ``x`` (dense,
-sparse).  The hardware is *assumed* tiny (:func:`gblas.planner.hardware.assume`), so that
+sparse).  The hardware is *assumed* tiny (:func:`gblas.hardware.assume`), so that
 the formats built by the operations have one column per segment, 2x1 tiles, 3 edge parts
 and one-row merge blocks: small matrices exercise many segments, tiles, replicas and
 blocks.  Kernel-level checks with every ordering (none, frequency, degree) and explicit
@@ -23,12 +23,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gblas as gb
+from gblas import hardware
 from gblas.backends import reference as ref
 from gblas.backends.registry import VecData, get_kernel
 from gblas.formats.heavy_light import HeavyLight
 from gblas.formats.segmented import SegmentedCSR
 from gblas.formats.shards import Shards
-from gblas.planner import hardware
 from gblas.semirings import semiring as resolve_semiring
 from gblas.testing import assert_equal, to_reference
 from gblas.testing import strategies as gst

@@ -21,6 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gblas as gb
+from gblas import hardware
 from gblas.backends import reference as ref
 from gblas.backends.registry import VecData, get_kernel
 from gblas.formats import FORMATS, reorder
@@ -28,7 +29,7 @@ from gblas.formats.csr import CSR
 from gblas.formats.heavy_light import HeavyLight, default_tile_sizes
 from gblas.formats.segmented import SegmentedCSR, default_segment_size
 from gblas.formats.shards import Shards, replication_factors
-from gblas.planner import cost, hardware
+from gblas.planner import cost
 from gblas.semirings import semiring as resolve_semiring
 from gblas.testing import assert_equal, to_reference
 from gblas.testing import strategies as gst

@@ -277,7 +277,8 @@ def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
 
 
 def test_planner_gpu_rule_keeps_csr_without_reuse_or_memory(monkeypatch, rng):
-    from gblas.planner import cost, hardware
+    from gblas import hardware
+    from gblas.planner import cost
 
     S_ = larger_graph(rng, 3000)
     A = gb.Matrix.from_scipy(S_).to("gpu")

@@ -377,7 +377,8 @@ def ref_mxm(A: CSR, B: CSR, allowed, sr, types):
     return {ij: (fold(ps, sr.add, r), ps) for ij, ps in prods.items()}
 
 
-def check_csr(C: CSR, ref: dict, sr, r):
+def check_csr(C, ref: dict, sr, r):
+    C = CSR.from_data(C, "gpu")
     assert C.dtype == np.dtype(r) and C.values.dtype == np.dtype(r)
     Ch = C.to_device("cpu")
     Ch.check_invariants()

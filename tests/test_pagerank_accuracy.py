@@ -9,9 +9,9 @@ import pytest
 import scipy.sparse as sp
 
 import gblas as gb
+from gblas import hardware
 from gblas.algorithms import PowerIterationFailedConvergence, pagerank
 from gblas.io.generators import kronecker_coo, uniform_coo
-from gblas.planner import hardware
 
 
 def _pattern(rows, cols, n) -> gb.Matrix:

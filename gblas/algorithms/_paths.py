@@ -27,9 +27,10 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
     >>> shortest_paths_plan(A, np.array([0, 1, 2]), negative=False).direction
     'heap'
     """
+    from .. import hardware
     from ..backends.registry import get_kernel, has_kernel
     from ..config import config
-    from ..planner import Plan, hardware, plan_shortest_paths
+    from ..planner import Plan, plan_shortest_paths
 
     n = A.shape[0]
     settings = config.current()

@@ -56,6 +56,17 @@ class VecData(NamedTuple):
         return self.indices is None
 
 
+class CSRData(NamedTuple):
+    """A kernel's sparse-matrix result: CSR arrays, columns sorted within rows
+    (:meth:`gblas.formats.CSR.from_data` makes it a CSR)."""
+
+    shape: tuple
+    indptr: Any
+    indices: Any
+    values: Any
+    dtype: Any
+
+
 class MatMask(NamedTuple):
     """A matrix mask as CSR arrays (indices sorted within rows): an entry is allowed iff
     (structurally present [and its value truthy unless ``structural``]) xor ``complement``."""

@@ -11,6 +11,7 @@ import dataclasses
 from ..backends.registry import get_kernel
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, bad_arg
+from ..formats import CSR
 from ..planner import plan_mxm, plan_mxv
 from ..semirings import semiring as resolve_semiring
 from ..semirings.ops import Semiring
@@ -161,7 +162,7 @@ def prepare_mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None,
         ca = a.get_format(plan.format, transposed=ta)
         cb = b.get_format(plan.format, transposed=plan.details["b_transposed"])
         mm = None if mask is None else mask.matmask()
-        T_ = kernel(ca, cb, mm, s, s.types(a.dtype, b.dtype))
+        T_ = CSR.from_data(kernel(ca, cb, mm, s, s.types(a.dtype, b.dtype)), device)
         return writeback_matrix(out, T_, mask, accum, replace, device)
 
     return plan, run

@@ -67,6 +67,12 @@ class CSR:
         return self
 
     @classmethod
+    def from_data(cls, data, device: str) -> CSR:
+        """The CSR of a kernel's :class:`~gblas.backends.registry.CSRData` result."""
+        return cls(tuple(data.shape), data.indptr, data.indices, data.values,
+                   np.dtype(data.dtype), None, device)
+
+    @classmethod
     def empty(cls, shape: tuple[int, int], dtype, device: str = "cpu") -> CSR:
         xp = xp_for(device)
         m, n = shape

@@ -17,7 +17,7 @@ are the row panels), and the kernels are shared with it
 (:mod:`gblas.backends.cpu.segmented`).  Splitting rows by column panel makes a hub row
 the work of several threads, which keeps them balanced on skewed degrees.
 
-Sizes come from the machine (:mod:`gblas.planner.hardware`): a column panel's ``x``
+Sizes come from the machine (:mod:`gblas.hardware`): a column panel's ``x``
 slice takes half the L2 (at 4 bytes per value); a row panel's partial sums take
 ``L2 / 16`` rows; a tile is heavy when it has at least as many edges as its ``x`` slice
 has cache lines (every line brought in is used more than once on average, as MultiGraph's
@@ -64,7 +64,7 @@ def default_tile_sizes(hw) -> tuple[int, int, int]:
 
     Examples
     --------
-    >>> from gblas.planner.hardware import Hardware
+    >>> from gblas.hardware import Hardware
     >>> default_tile_sizes(Hardware(48 << 10, 1 << 20, 32 << 20, 64, 2, "sysfs"))
     (65536, 131072, 8192)
     """

@@ -212,7 +212,7 @@ def relabel_columns(csr: CSR, perm: np.ndarray, split: int | None = None) -> CSR
                    else csr.values.copy(), csr.dtype, csr.iso_value, "cpu")
     if split is not None:
         from ..backends.cpu import segmented as kernels  # Numba, on first use
-        from ..planner.hardware import detect
+        from ..hardware import detect
 
         indices, take = kernels.relabel_two_runs(np.asarray(csr.indptr), np.asarray(csr.indices),
                                                  inv, int(split), csr.values is not None,

@@ -21,7 +21,7 @@ Layout (shared with :mod:`.heavy_light` through :class:`GroupedRows`)::
     phase_bounds[s]                    local rows of segment s split between threads
     col_perm                           frequency clustering of the columns (or None)
 
-Sizes come from the machine (:mod:`gblas.planner.hardware`): a segment's ``x`` slice
+Sizes come from the machine (:mod:`gblas.hardware`): a segment's ``x`` slice
 takes :data:`SEGMENT_CACHE_FRACTION` of the L3 at :data:`SEGMENT_VALUE_BYTES` per value
 (a ``segment_size`` parameter overrides it), and merge blocks hold
 ``L1d / 16`` rows.  ``reorder="auto"`` applies Cagra's frequency-based clustering
@@ -74,7 +74,7 @@ def _pow2_floor(n: int) -> int:
 
 
 def _hardware():
-    from ..planner import hardware  # leaf module: reads the machine, imports nothing of ours
+    from .. import hardware  # leaf module: reads the machine, imports nothing of ours
 
     return hardware.detect()
 
@@ -379,7 +379,7 @@ def default_segment_size(hw) -> int:
 
     Examples
     --------
-    >>> from gblas.planner.hardware import Hardware
+    >>> from gblas.hardware import Hardware
     >>> default_segment_size(Hardware(48 << 10, 1 << 20, 32 << 20, 64, 2, "sysfs"))
     2097152
     """
@@ -391,7 +391,7 @@ def default_block_size(hw) -> int:
 
     Examples
     --------
-    >>> from gblas.planner.hardware import Hardware
+    >>> from gblas.hardware import Hardware
     >>> default_block_size(Hardware(48 << 10, 1 << 20, 32 << 20, 64, 2, "sysfs"))
     2048
     """

@@ -86,7 +86,7 @@ def replication_factors(shard_ptr: np.ndarray, indptr: np.ndarray) -> np.ndarray
 
 
 def _hardware():
-    from ..planner import hardware
+    from .. import hardware
 
     return hardware.detect()
 

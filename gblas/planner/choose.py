@@ -26,6 +26,7 @@ import dataclasses
 
 import numpy as np
 
+from .. import hardware
 from ..backends.registry import has_kernel
 from ..config import Settings
 from ..exceptions import NoKernel
@@ -34,7 +35,7 @@ from ..formats import heavy_light as _heavy_light  # registers "heavy_light"
 from ..formats import segmented as _segmented  # registers "segmented"
 from ..formats import shards as _shards  # noqa: F401  (registers "shards")
 from ..formats.gpu_segmented import DEFAULT_HOT
-from . import cost, hardware
+from . import cost
 from .plan import Plan
 
 #: Pull formats the planner considers, in order of preference on ties.
@@ -415,7 +416,6 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     -------
     (format, reason, details, Estimate)
     """
-    from . import hardware
 
     m, n = csr.shape
     l2 = hardware.gpu_l2_bytes()

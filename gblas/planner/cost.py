@@ -225,7 +225,7 @@ def pull_estimates(csr, hw, x_bytes: int, y_bytes: int, a_val: int, allowed_frac
     csr : CSR
         The CSR the pull reads (rows are the outputs).
     hw : Hardware
-        From :func:`gblas.planner.hardware.detect`.
+        From :func:`gblas.hardware.detect`.
     x_bytes, y_bytes : int
         Bytes per value of x (type T) and of y (type R, plus its presence byte).
     a_val : int
@@ -245,7 +245,7 @@ def pull_estimates(csr, hw, x_bytes: int, y_bytes: int, a_val: int, allowed_frac
     Examples
     --------
     >>> from gblas.formats import CSR
-    >>> from gblas.planner.hardware import Hardware
+    >>> from gblas.hardware import Hardware
     >>> A = CSR.from_coo(np.array([0, 1]), np.array([1, 0]), None, (2, 2), iso_value=True)
     >>> hw = Hardware(32 << 10, 1 << 20, 8 << 20, 64, 2, "x")
     >>> est = pull_estimates(A, hw, 4, 5, 0, 1.0, {"segment_size": 1, "tile_cols": 1},

@@ -33,8 +33,7 @@ from typing import Any
 import numpy as np
 
 from ... import dtypes
-from ...formats.csr import CSR
-from ..registry import MatMask, register
+from ..registry import CSRData, MatMask, register
 from .jitcache import jit
 from .mxv import (
     PULL_PARALLEL_COST,
@@ -103,8 +102,10 @@ def _blocks(cost: np.ndarray) -> np.ndarray:
     return np.concatenate(([0], np.minimum(inner, m), [m])).astype(np.int64)
 
 
-def _empty(shape: tuple[int, int], R: np.dtype) -> CSR:
-    return CSR.empty(shape, R)
+def _empty(shape: tuple[int, int], R: np.dtype) -> CSRData:
+    m, n = shape
+    return CSRData(shape, np.zeros(m + 1, np.int32), np.zeros(0, dtypes.index_dtype(n)),
+                   np.zeros(0, R), np.dtype(R))
 
 
 def _finish_csr(shape, counts: np.ndarray, R: np.dtype):
@@ -328,7 +329,7 @@ _SAXPY = KernelCache(_build_saxpy)
 
 
 @register("mxm", "csr", "cpu", "saxpy")
-def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> CSR:
+def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> CSRData:
     """Masked Gustavson SpGEMM: ``C[i, j] = add_k mul(A[i, k], B[k, j])``.
 
     Parameters
@@ -345,7 +346,7 @@ def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> 
 
     Returns
     -------
-    CSR
+    CSRData
         Of dtype R, column indices sorted within rows.
     """
     R = np.dtype(types[2])
@@ -370,7 +371,7 @@ def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> 
         run_blocks(_SAXPY.get(semiring, types)[0], bounds, a_indptr, a_indices, a_vals, a_iso,
                    b_indptr, b_indices, b_vals, b_iso, p, m_indptr, m_indices, m_truthy,
                    has_mvals, mode, indptr, indices, values)
-    return CSR((m, p), indptr, indices, values, R, None, "cpu")
+    return CSRData((m, p), indptr, indices, values, R)
 
 
 @jit()
@@ -386,7 +387,7 @@ def _compact_rows(lo, hi, ub_indptr, indptr, src_idx, src_val, dst_idx, dst_val)
 
 def _saxpy_one_pass(semiring, types, shape, bounds, counts, a_indptr, a_indices, a_vals,
                     a_iso, b_indptr, b_indices, b_vals, b_iso, m_indptr, m_indices,
-                    m_truthy, has_mvals) -> CSR:
+                    m_truthy, has_mvals) -> CSRData:
     """Masked saxpy without the symbolic pass: C's pattern lies within the mask's, so the
     mask row sizes bound every row; the rows are then compacted (when some are short)."""
     m, p = shape
@@ -402,12 +403,12 @@ def _saxpy_one_pass(semiring, types, shape, bounds, counts, a_indptr, a_indices,
     np.cumsum(counts, out=indptr[1:])
     nnz = int(indptr[m])
     if nnz == ub:
-        return CSR((m, p), indptr, idx, val, R, None, "cpu")
+        return CSRData((m, p), indptr, idx, val, R)
     out_idx = np.empty(nnz, dtype=idx.dtype)
     out_val = np.empty(nnz, dtype=R)
     run_blocks(_compact_rows, _blocks(counts + 1), ub_indptr, indptr, idx, val, out_idx,
                out_val)
-    return CSR((m, p), indptr, out_idx, out_val, R, None, "cpu")
+    return CSRData((m, p), indptr, out_idx, out_val, R)
 
 
 # --------------------------------------------------------------------------------- dot
@@ -501,7 +502,7 @@ _DOT = KernelCache(_build_dot)
 
 
 @register("mxm", "csr", "cpu", "dot")
-def dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSR:
+def dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSRData:
     """Masked dot-product SpGEMM: one sparse dot product per allowed entry of ``mask``.
 
     Parameters
@@ -520,7 +521,7 @@ def dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSR:
 
     Returns
     -------
-    CSR
+    CSRData
         Of dtype R; its pattern is the allowed mask entries with at least one common k.
     """
     if mask is None or mask.complement:
@@ -551,4 +552,4 @@ def dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSR:
     indptr = np.zeros(m + 1, dtype=dtypes.index_dtype(nnz))
     np.cumsum(counts, out=indptr[1:])
     indices = np.asarray(mask.indices)[hit].astype(dtypes.index_dtype(p), copy=False)
-    return CSR((m, p), indptr, indices, out[hit], R, None, "cpu")
+    return CSRData((m, p), indptr, indices, out[hit], R)

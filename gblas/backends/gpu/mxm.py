@@ -20,8 +20,7 @@ import numpy as np
 
 from ... import dtypes
 from ...exceptions import InvalidValue
-from ...formats.csr import CSR
-from ..registry import MatMask, register
+from ..registry import CSRData, MatMask, register
 from . import _cuda
 
 #: Products expanded at once by ``saxpy`` (each costs 8 bytes of key plus the value, twice
@@ -224,24 +223,24 @@ def _source(semiring: Any, types: tuple, tdefs: tuple, flags: tuple, body: str) 
     )
 
 
-def _empty(shape: tuple[int, int], r: np.dtype) -> CSR:
+def _empty(shape: tuple[int, int], r: np.dtype) -> CSRData:
     m, n = shape
-    return CSR((m, n), cp.zeros(m + 1, dtype=np.int32),
-               cp.zeros(0, dtype=dtypes.index_dtype(n)), cp.zeros(0, dtype=r), r, None, "gpu")
+    return CSRData((m, n), cp.zeros(m + 1, dtype=np.int32),
+                   cp.zeros(0, dtype=dtypes.index_dtype(n)), cp.zeros(0, dtype=r), np.dtype(r))
 
 
-def _build_csr(shape: tuple[int, int], rows: Any, cols: Any, vals: Any, r: np.dtype) -> CSR:
+def _build_csr(shape: tuple[int, int], rows: Any, cols: Any, vals: Any, r: np.dtype) -> CSRData:
     """CSR from (row, col)-sorted unique coordinates on the GPU."""
     m, n = shape
     nnz = int(rows.size)
     indptr = cp.zeros(m + 1, dtype=dtypes.index_dtype(nnz))
     if nnz:
         indptr[1:] = cp.cumsum(cp.bincount(rows, minlength=m))
-    return CSR((m, n), indptr, cols.astype(dtypes.index_dtype(n)), vals.astype(r, copy=False),
-               r, None, "gpu")
+    return CSRData((m, n), indptr, cols.astype(dtypes.index_dtype(n)), vals.astype(r, copy=False),
+                   np.dtype(r))
 
 
-def _batches(A: CSR, row_prod: Any, total: int, limit: int) -> list[tuple[int, int]]:
+def _batches(A: Any, row_prod: Any, total: int, limit: int) -> list[tuple[int, int]]:
     """Row ranges whose product counts stay under ``limit`` (a row over it stands alone)."""
     m = A.shape[0]
     if total <= limit:
@@ -257,8 +256,8 @@ def _batches(A: CSR, row_prod: Any, total: int, limit: int) -> list[tuple[int, i
 
 
 @register("mxm", "csr", "gpu", "saxpy")
-def mxm_saxpy(A: CSR, B: CSR, mask: MatMask | None, semiring: Any, types: tuple, *,
-              batch_products: int = BATCH_PRODUCTS) -> CSR:
+def mxm_saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple, *,
+              batch_products: int = BATCH_PRODUCTS) -> CSRData:
     """Masked SpGEMM ``C<mask> = A (+.*) B`` by expand-sort-compress.
 
     Parameters
@@ -349,7 +348,7 @@ def mxm_saxpy(A: CSR, B: CSR, mask: MatMask | None, semiring: Any, types: tuple,
 
 
 @register("mxm", "csr", "gpu", "dot")
-def mxm_dot(A: CSR, BT: CSR, mask: MatMask, semiring: Any, types: tuple) -> CSR:
+def mxm_dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSRData:
     """Masked SpGEMM by dot products: one thread per allowed mask entry.
 
     Parameters
@@ -396,4 +395,4 @@ def mxm_dot(A: CSR, BT: CSR, mask: MatMask, semiring: Any, types: tuple) -> CSR:
     nnz = int(csum[-1])
     indptr = csum[mask.indptr.astype(np.int64)].astype(dtypes.index_dtype(nnz))
     indices = mask.indices[flag].astype(dtypes.index_dtype(n))
-    return CSR((m, n), indptr, indices, out[flag], r, None, "gpu")
+    return CSRData((m, n), indptr, indices, out[flag], np.dtype(r))

@@ -14,7 +14,7 @@ tiles tiny (so that several are exercised on small matrices); experiments use it
 
 Examples
 --------
->>> from gblas.planner import hardware
+>>> from gblas import hardware
 >>> hw = hardware.detect()
 >>> hw.l3 >= hw.l2 >= hw.l1d > 0 and hw.threads >= 1
 True
