@@ -137,7 +137,12 @@ def _order(csgraph, i_start, directed: bool, call: str):
             GT = None if directed else _Pattern(sp.csr_array(S.T))
             order, pred = get_kernel(*plan.kernel_key)(G, GT, start)
             return order.astype(np.int32), _null_pred(pred), S, kind
-    A, kind = _graph(csgraph, call)
+    if isinstance(csgraph, TransposedMatrix):
+        csgraph = csgraph.materialize()
+    if isinstance(csgraph, Matrix) and csgraph.shape[0] == csgraph.shape[1]:
+        A, kind = csgraph, "gblas"  # the search reads the pattern only: no value pass
+    else:
+        A, kind = _graph(csgraph, call, check_nan=False)
     start = _vertex(i_start, A.shape[0], call, "i_start")
     order, pred = _bfs_order(A, start, directed)
     return order, pred, A, kind
@@ -197,7 +202,7 @@ def breadth_first_tree(csgraph, i_start: int, directed: bool = True):
     n = pred.shape[0]
     j = np.flatnonzero(pred >= 0)
     p = pred[j].astype(np.int64)
-    W = sp.csr_array(W, dtype=np.float64) if sp.issparse(W) else W.to_scipy()
+    W = sp.csr_array(W if sp.issparse(W) else W.to_scipy(), dtype=np.float64)
     w1 = np.asarray(W[p, j]).ravel() if j.size else np.zeros(0)
     if directed:
         data = w1
