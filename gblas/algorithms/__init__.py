@@ -13,6 +13,7 @@ Examples
 
 from .betweenness import betweenness_centrality
 from .bfs import bfs
+from .centrality import eigenvector_centrality, hits, katz_centrality
 from .collaborative_filtering import collaborative_filtering
 from .components import connected_components
 from .kcore import core_number
@@ -25,4 +26,5 @@ __all__ = [
     "PowerIterationFailedConvergence", "betweenness_centrality", "bfs",
     "collaborative_filtering", "connected_components", "core_number", "label_propagation",
     "pagerank", "sssp", "triangle_count",
+    "eigenvector_centrality", "hits", "katz_centrality",
 ]

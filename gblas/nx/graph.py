@@ -56,6 +56,9 @@ class GblasGraph:
     all_edge_attrs : bool, default False
         ``edge_values`` holds every attribute the edges have (an attribute not there
         then has its default on every edge).
+    edge_data : list of dict, optional
+        The attribute dicts of the edges (aligned with ``rows``), kept when every
+        attribute is preserved, so that a subgraph returned to NetworkX carries them all.
 
     Examples
     --------
@@ -73,7 +76,8 @@ class GblasGraph:
 
     def __init__(self, nodes, rows, cols, *, directed: bool, multigraph: bool = False,
                  edge_values: dict | None = None, graph_attrs: dict | None = None,
-                 node_attrs: dict | None = None, all_edge_attrs: bool = False):
+                 node_attrs: dict | None = None, all_edge_attrs: bool = False,
+                 edge_data: list | None = None):
         self.nodes = list(nodes)
         self.rows = np.asarray(rows, dtype=np.int64)
         self.cols = np.asarray(cols, dtype=np.int64)
@@ -81,6 +85,7 @@ class GblasGraph:
         self.graph = dict(graph_attrs or {})
         self.node_attrs = node_attrs
         self.all_edge_attrs = bool(all_edge_attrs)
+        self.edge_data = edge_data
         self._directed = bool(directed)
         self._multigraph = bool(multigraph)
         self._index = None
@@ -119,6 +124,22 @@ class GblasGraph:
             return int(self.rows.size)
         return int(np.count_nonzero(self.rows <= self.cols))
 
+    @property
+    def edges(self) -> list:
+        """The edges as ``(u, v)`` node pairs (an undirected edge once), as a list.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gblas.nx import from_networkx
+        >>> from_networkx(nx.path_graph(3)).edges
+        [(0, 1), (1, 2)]
+        """
+        keep = np.ones(self.rows.size, bool) if self._directed else self.rows <= self.cols
+        nodes = self.nodes
+        return [(nodes[i], nodes[j]) for i, j in zip(self.rows[keep].tolist(),
+                                                     self.cols[keep].tolist())]
+
     def __repr__(self) -> str:
         kind = ("Multi" if self._multigraph else "") + ("DiGraph" if self._directed
                                                         else "Graph")
@@ -131,6 +152,59 @@ class GblasGraph:
         if self._index is None:
             self._index = {v: i for i, v in enumerate(self.nodes)}
         return self._index
+
+    # ------------------------------------------------------------------------ degrees
+    def out_degree(self) -> np.ndarray:
+        """Entries of every row of the adjacency (parallel edges counted), int64."""
+        return np.bincount(self.rows, minlength=len(self.nodes)).astype(np.int64)
+
+    def in_degree(self) -> np.ndarray:
+        """Entries of every column of the adjacency (parallel edges counted), int64."""
+        return np.bincount(self.cols, minlength=len(self.nodes)).astype(np.int64)
+
+    def degree(self) -> np.ndarray:
+        """``G.degree`` of every vertex: in + out for a directed graph; for an undirected
+        one the neighbours, a self loop counting twice (as in NetworkX)."""
+        if self._directed:
+            return self.out_degree() + self.in_degree()
+        loops = self.rows[self.rows == self.cols]
+        return self.out_degree() + np.bincount(loops, minlength=len(self.nodes))
+
+    # -------------------------------------------------------------------- subgraphs
+    def subgraph(self, keep_nodes: np.ndarray, keep_edges: np.ndarray | None = None,
+                 *, directed: bool | None = None, attrs: bool = True) -> GblasGraph:
+        """The graph on the vertices where ``keep_nodes`` is True (in this graph's order)
+        and the edges between them where ``keep_edges`` is True (default all), with their
+        attributes (``attrs``), as ``G.subgraph(nodes).copy()``.
+
+        Examples
+        --------
+        >>> import networkx as nx
+        >>> from gblas.nx import from_networkx
+        >>> H = from_networkx(nx.path_graph(4))
+        >>> H.subgraph(np.array([True, True, True, False]))
+        GblasGraph(Graph, 3 nodes, 2 edges)
+        """
+        keep_nodes = np.asarray(keep_nodes, dtype=bool)
+        new_id = np.cumsum(keep_nodes) - 1
+        sel = keep_nodes[self.rows] & keep_nodes[self.cols]
+        if keep_edges is not None:
+            sel &= keep_edges
+        idx = np.flatnonzero(sel)
+        nodes = [self.nodes[i] for i in np.flatnonzero(keep_nodes).tolist()]
+        nattrs = None
+        if attrs and self.node_attrs is not None:
+            nattrs = {v: self.node_attrs.get(v, {}) for v in nodes}
+        data = None
+        if attrs and self.edge_data is not None:
+            data = [self.edge_data[i] for i in idx.tolist()]
+        return GblasGraph(
+            nodes, new_id[self.rows[idx]], new_id[self.cols[idx]],
+            directed=self._directed if directed is None else directed,
+            multigraph=self._multigraph,
+            edge_values={a: v[idx] for a, v in self.edge_values.items()} if attrs else None,
+            graph_attrs=self.graph if attrs else None, node_attrs=nattrs,
+            all_edge_attrs=self.all_edge_attrs and attrs, edge_data=data)
 
     # ---------------------------------------------------------------------- matrices
     def weights(self, weight):
@@ -244,6 +318,11 @@ class GblasGraph:
         G.add_nodes_from((v, dict(attrs.get(v, {}))) for v in self.nodes)
         keep = np.ones(self.rows.size, bool) if self._directed else self.rows <= self.cols
         idx = np.flatnonzero(keep)
+        if self.edge_data is not None:
+            nodes, data = self.nodes, self.edge_data
+            G.add_edges_from((nodes[i], nodes[j], dict(data[e])) for i, j, e in zip(
+                self.rows[idx].tolist(), self.cols[idx].tolist(), idx.tolist()))
+            return G
         names = list(self.edge_values)
         cols = [self.edge_values[a][idx].tolist() for a in names]
         nodes = self.nodes
@@ -332,4 +411,5 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
     return GblasGraph(nodes, np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
                       directed=G.is_directed(), multigraph=multigraph, edge_values=values,
                       graph_attrs=G.graph if preserve_graph_attrs else None,
-                      node_attrs=nattrs, all_edge_attrs=bool(preserve_edge_attrs))
+                      node_attrs=nattrs, all_edge_attrs=bool(preserve_edge_attrs),
+                      edge_data=datas if preserve_edge_attrs else None)

@@ -15,7 +15,7 @@ from . import FUNCTIONS
 from . import algorithms as _algorithms
 from .graph import GblasGraph, from_networkx
 
-__all__ = ["BackendInterface"]
+__all__ = ["EXPECTED_FAILURES", "BackendInterface"]
 
 
 def _is_graph(G) -> bool:
@@ -46,10 +46,32 @@ def _declined(name: str, bound: inspect.BoundArguments):
             return "weighted clustering is not supported (weight must be None)"
         if G is not None and G.is_directed():
             return "directed clustering is not supported"
-    elif name == "transitivity":
+    elif name in ("transitivity", "square_clustering"):
         if G is not None and G.is_directed():
-            return "transitivity of a directed graph is not supported"
+            return f"{name} of a directed graph is not supported"
+    elif name in ("bfs_edges", "bfs_tree", "bfs_predecessors", "bfs_successors"):
+        if a.get("sort_neighbors") is not None:
+            return "sort_neighbors is not supported"
+        if a.get("reverse") and G is not None and G.is_directed():
+            return "reverse=True on a directed graph is not supported"
+    elif name in ("reciprocity", "overall_reciprocity"):
+        if G is not None and (not G.is_directed() or G.is_multigraph()):
+            return f"{name} is supported for directed graphs without parallel edges"
+    elif name == "average_neighbor_degree":
+        if G is not None and G.is_multigraph():
+            return "average_neighbor_degree of a multigraph is not supported"
     return None
+
+
+#: NetworkX's own tests that fail with the backend on purpose: (test module, test) ->
+#: why.  ``BackendInterface.on_start_tests`` marks them xfail (strict: a fixed one fails).
+EXPECTED_FAILURES = {
+    ("networkx.algorithms.link_analysis.tests.test_hits",
+     "TestHITS.test_hits_not_convergent"):
+        "nx.hits(G, max_iter=1) fails in NetworkX because ARPACK's svds gets one restart; "
+        "gblas runs its own power iteration to 1e-13 (max_iter < 1 raises as NetworkX "
+        "does) and converges on that path graph",
+}
 
 
 class BackendInterface:
@@ -136,6 +158,26 @@ class BackendInterface:
             return f"unexpected arguments: {exc}"
         reason = _declined(name, bound)
         return True if reason is None else reason
+
+    @staticmethod
+    def on_start_tests(items):
+        """NetworkX's test-suite hook (``NETWORKX_TEST_BACKEND=gblas``): mark the tests
+        of :data:`EXPECTED_FAILURES` as expected failures, each with its reason.
+
+        Examples
+        --------
+        >>> from gblas.nx.interface import BackendInterface as gbx
+        >>> gbx.on_start_tests([])
+        """
+        import pytest
+
+        for item in items:
+            module = getattr(getattr(item, "module", None), "__name__", "")
+            cls = getattr(item, "cls", None)
+            test = f"{cls.__name__}.{item.name}" if cls is not None else item.name
+            reason = EXPECTED_FAILURES.get((module, test))
+            if reason is not None:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=True))
 
     @staticmethod
     def should_run(name, args, kwargs):
