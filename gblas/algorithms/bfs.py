@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import dispatchable
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
 
@@ -49,6 +50,7 @@ def _vertex(value, n: int, call: str, arg: str) -> int:
     return value
 
 
+@dispatchable  # a distributed Matrix takes the call (gblas.distributed)
 def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     """Breadth-first search from ``source``: levels, and optionally a parent tree.
 
@@ -155,9 +157,9 @@ def _fused(A, source: int, parents: bool, plan, progress: bool):
     """Levels (and parents) from the plan's fused kernel, as Vectors without the
     unreached vertices (its levels run in compiled code: progress reports the total)."""
     from .. import Vector
-    from ..backends.registry import get_kernel
+    from ..core import executor
 
-    kernel = get_kernel(*plan.kernel_key)
+    kernel = executor.kernel(plan)
     get_AT = (lambda: A.csr(transposed=True)) if plan.details["pull"] else None
     with Progress("bfs", enabled=progress) as report:
         level, parent, stats = kernel(A.csr(), get_AT, source, parents)

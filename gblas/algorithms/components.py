@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue, bad_arg
 from ._progress import Progress
 from .bfs import _square_matrix
@@ -391,6 +392,7 @@ def _strong(A, report) -> tuple:
     return labels, rounds
 
 
+@dispatchable  # a distributed Matrix takes the call (gblas.distributed)
 def connected_components(A, connection: str = "weak", *, progress: bool = False):
     """Connected components of a graph, labelled by their smallest vertex id.
 
@@ -444,12 +446,12 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
         return Vector.empty(0, np.int64, A.device)
     plan = _plan(A, kind)
     if plan.kernel:
-        from ..backends.registry import get_kernel
+        from ..core import executor
 
         # the components of A' are A's: a .T view reads its parent's own CSR
         csr = A.csr(transposed=True) if hasattr(A, "parent") else A.csr()
         with Progress(f"{call} ({kind})", enabled=progress) as report:
-            labels = get_kernel(*plan.kernel_key)(csr)
+            labels = executor.kernel(plan)(csr)
             report.close("one compiled pass")
         return Vector.from_dense(labels)
     with Progress(f"{call} ({kind})", enabled=progress) as report:

@@ -37,6 +37,7 @@ import math
 import numpy as np
 
 from .._device import device_of, to_device, xp_for
+from ..core.dispatch import dispatchable
 from ..exceptions import DimensionMismatch, GraphBLASError, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
 from .bfs import _square_matrix
@@ -149,6 +150,7 @@ def _remaining(errs: list, limit: float, alpha: float, left: int) -> int:
     return int(min(left, max(1, math.ceil(math.log(limit / errs[-1]) / math.log(rate)))))
 
 
+@dispatchable  # a distributed Matrix takes the call (gblas.distributed)
 def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
              personalization=None, progress: bool = False, *, criterion: str = "l1"):
     """PageRank of every vertex (NetworkX's definition), accurate by default.
@@ -212,7 +214,8 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     >>> r = gb.algorithms.pagerank(A, tol=1e-6, criterion="networkx")
     """
     from .. import Vector, config, mxv
-    from ..backends.registry import VecData, get_kernel
+    from ..backends.registry import VecData
+    from ..core import executor
 
     call = "pagerank"
     A = _square_matrix(A, call)
@@ -248,8 +251,8 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     sbuf = [xp.zeros(2), xp.empty(2)]
     sbuf[0][1] = xp.count_nonzero(w == 0) / n
     s_vec = Vector(VecData(n, None, s, None), f64, dev)  # s is rewritten in place
-    step = get_kernel("pagerank_step", "array", dev)
-    read = get_kernel("read_async", "array", dev)
+    step = executor.array_kernel("pagerank_step", dev)
+    read = executor.array_kernel("read_async", dev)
     AT = A.T
 
     def launch(k: int):

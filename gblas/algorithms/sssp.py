@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue
 from ._progress import Progress
 from .bfs import _square_matrix, _vertex
@@ -211,6 +212,7 @@ def _nonnegative_sssp(A, source: int, report):
     return select(d, "valuelt", np.inf), steps
 
 
+@dispatchable  # a distributed Matrix takes the call (gblas.distributed)
 def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     """Shortest-path distances from ``source`` (delta-stepping; Bellman-Ford when a
     weight is negative).

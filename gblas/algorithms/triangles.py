@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._device import to_device, to_numpy
+from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue, bad_arg
 from .bfs import _square_matrix
 from .components import _is_symmetric, _undirected
@@ -40,6 +41,7 @@ def _presort_wanted(deg: np.ndarray) -> bool:
     return float(top.mean()) > 4.0 * float(deg.mean())
 
 
+@dispatchable  # a distributed Matrix takes the call (gblas.distributed)
 def triangle_count(A, *, presort: bool | None = None) -> int:
     """Number of triangles of the undirected graph of ``A``.
 

@@ -217,6 +217,8 @@ def block_product(block, x, semiring, transposed: bool, left: bool = False):
     from ..core.operations import mxv, vxm
 
     A = block.T if transposed else block
+    if hasattr(x, "as_vector"):  # an algorithm's per-segment state
+        x = x.as_vector()
     s = unship(semiring)
     return vxm(x, A, s) if left else mxv(A, x, s)
 
