@@ -138,7 +138,8 @@ class CacheConfig:
         for k, lv in enumerate(self.levels):
             sets, ways = lv.geometry(self.line)
             assoc = "fully associative" if sets == 1 else f"{ways}-way"
-            parts.append(f"L{k + 1} {lv.size // 1024} KiB {assoc}"
+            size = f"{lv.size // 1024} KiB" if lv.size >= 1024 else f"{lv.size} B"
+            parts.append(f"L{k + 1} {size} {assoc}"
                          + (" hashed" if lv.hashed and sets > 1 else ""))
         return ", ".join(parts) + f", {self.line} B lines"
 
