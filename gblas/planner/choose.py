@@ -167,6 +167,9 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
     else:
         est = cost.push_bytes(details.get("active_edges", nnz), x_nvals, nrows, a_val,
                               R.itemsize)
+    if direction == "pull" and device == "cpu" and variant == "pull" and mask is None:
+        from .locality import annotate  # the cache simulator's prediction (docs/locality.md)
+        reason, est = annotate(A, csr_t, fmt, T.itemsize, R.itemsize + 1, reason, details, est)
     details["csr_transposed"] = csr_t
     details["types"] = _type_names(T, M, R)
     return Plan("mxv", fmt, direction, device, _kernel_name("mxv", fmt, device, variant),
