@@ -1,4 +1,11 @@
-"""The ``gblas`` command: ``gblas demo``, ``gblas info`` and ``gblas warmup``.
+"""The ``gblas`` command: ``gblas run``, ``gblas explain``, ``gblas plot``, ``gblas demo``,
+``gblas info`` and ``gblas warmup``.
+
+``gblas run ALGORITHM FILE`` runs an algorithm of :mod:`gblas.algorithms` on a graph file
+(Matrix Market, edge list or ``.npz``; :mod:`gblas.commands.run`), ``gblas explain FILE
+OPERATION`` prints the planner's plan for it (:mod:`gblas.commands.explain`), ``gblas plot
+PICTURE FILE`` draws degree distributions, BFS levels or PageRank values
+(:mod:`gblas.commands.plot`, matplotlib).
 
 ``gblas demo`` generates a Graph500 Kronecker graph, runs BFS and PageRank through the
 gblas API, shows the plans the planner chose, and checks both results and times against
@@ -6,7 +13,9 @@ SciPy (``scipy.sparse.csgraph.breadth_first_order`` and a SciPy power iteration)
 ``gblas info`` describes the machine gblas sees: threads, CPU, caches, GPU, versions, and
 the kernel cache.  ``gblas warmup`` compiles the built-in CPU kernels into the kernel cache
 (once per machine; later processes load them).  ``gblas --version`` prints the version.
-A bad argument gets a one-line message on stderr and exit status 2.
+A bad argument gets a one-line message on stderr and exit status 2; a failure (a file
+missing or malformed, no GPU) a one-line message and exit status 1 (set
+``GBLAS_TRACEBACK=1`` to see the traceback of an unexpected error).
 
 Examples
 --------
@@ -452,10 +461,34 @@ def _version() -> str:
         return __version__
 
 
+_DESCRIPTION = """\
+GraphBLAS-flavoured sparse linear algebra for graph analytics: run graph algorithms on
+files, see the planner's choices, draw pictures of graphs, and check the machine."""
+
+_EPILOG = """\
+examples:
+  gblas run pagerank web.mtx.gz --out ranks.csv
+  gblas run bfs edges.txt --source 3 --out levels.npy
+  gblas explain web.mtx.gz mxv
+  gblas plot degree web.mtx.gz --out degrees.png
+  gblas info
+
+Run 'gblas COMMAND --help' for the options of a command."""
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="gblas", description=__doc__.split("\n\n")[0])
+    from .commands import add_graph_options
+    from .commands import explain as explain_cmd
+    from .commands import plot as plot_cmd
+    from .commands import run as run_cmd
+
+    p = _Parser(prog="gblas", description=_DESCRIPTION, epilog=_EPILOG,
+                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"gblas {_version()}")
-    sub = p.add_subparsers(dest="command", required=True)
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run_cmd.add_parser(sub, common=add_graph_options)
+    explain_cmd.add_parser(sub, common=add_graph_options)
+    plot_cmd.add_parser(sub, common=add_graph_options)
     d = sub.add_parser("demo", help="BFS and PageRank on a Kronecker graph, checked "
                                     "against SciPy")
     d.add_argument("--scale", type=_ranged(int, 1, 31), default=18,
@@ -495,22 +528,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        Exit status: 0 on success, 1 when the demo's check fails, 2 for bad input (a
-        bad argument exits with status 2 and a one-line message on stderr).
+        Exit status: 0 on success, 1 for a failure (a file missing or malformed, no GPU,
+        the demo's check failing), 2 for bad input (a bad argument exits with status 2
+        and a one-line message on stderr).
 
     Examples
     --------
     >>> from gblas.cli import main
     >>> main(["demo", "--scale", "8", "--no-progress"])  # doctest: +SKIP
     """
+    from .commands import CommandFailed, UsageError
     from .exceptions import GraphBLASError
 
     args = _parser().parse_args(list(argv) if argv is not None else None)
+    name = " ".join(x for x in ("gblas", args.command, getattr(args, "picture", None)) if x)
     try:
         return int(args.func(args) or 0)
     except GraphBLASError as e:  # bad input found past the argument parser: one line
-        print(f"gblas {args.command}: error: {e}", file=sys.stderr)
+        print(f"{name}: error: {_one_line(e)}", file=sys.stderr)
         return 2
+    except UsageError as e:
+        print(f"{name}: error: {_one_line(e)} (see {name} --help)", file=sys.stderr)
+        return 2
+    except CommandFailed as e:
+        print(f"{name}: error: {_one_line(e)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{name}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:  # an unexpected failure: one line unless asked for more
+        if os.environ.get("GBLAS_TRACEBACK"):
+            raise
+        print(f"{name}: failed: {type(e).__name__}: {_one_line(e)} (GBLAS_TRACEBACK=1 "
+              "shows the traceback)", file=sys.stderr)
+        return 1
+
+
+def _one_line(e: BaseException) -> str:
+    return " ".join(str(e).split())
 
 
 if __name__ == "__main__":  # pragma: no cover
