@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,bench,dev]"
+	$(PY) -m pip install -q -e ".[test,bench,dev,plot]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -17,7 +17,7 @@ demo: $(STAMP)
 
 DOCTEST_PATHS := gblas/core gblas/algorithms gblas/semirings gblas/planner gblas/io \
 	gblas/formats/csr.py gblas/csgraph gblas/dtypes.py gblas/exceptions.py gblas/config.py \
-	gblas/warmup.py gblas/backends/cpu/jitcache.py gblas/nx gblas/hardware.py
+	gblas/warmup.py gblas/backends/cpu/jitcache.py gblas/nx gblas/hardware.py gblas/commands
 
 test: $(STAMP)
 	$(PY) -m pytest -q -m "not gpu" tests
