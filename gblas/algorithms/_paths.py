@@ -35,7 +35,7 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
     n = A.shape[0]
     settings = config.current()
     if settings.format is not None or settings.direction is not None:
-        return Plan("shortest_paths", "csr", "semiring", A.device, "sssp/csr/" + A.device,
+        return Plan("shortest_paths", "csr", "semiring", A.device, None,
                     reason="(min, +) products: a format or direction is pinned by gb.config",
                     details={"sources": int(sources.size)})
     depth = reached = None

@@ -76,10 +76,10 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
         M = apply(M, "one")
     plan = _plan(A)
     if plan.kernel:
-        from ..backends.registry import get_kernel
+        from ..core import executor
 
         with Progress(call, enabled=progress) as report:
-            core = get_kernel(*plan.kernel_key)(M.csr())
+            core = executor.kernel(plan)(M.csr())
             report.close("one compiled pass")
         return Vector.from_dense(core)
     # deg = 0; deg += M plus.reduce: the degrees, isolated vertices included

@@ -224,7 +224,7 @@ label_propagation.__gblas_plan__ = _plan
 def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool):
     """The same sweeps and coloring as the products, by the plan's compiled kernels."""
     from .. import Vector
-    from ..backends.registry import get_kernel
+    from ..core import executor
 
     n = M.shape[0]
     csr = M.csr()
@@ -236,9 +236,9 @@ def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool):
         else:
             # w = distinct random priorities, as _coloring draws them
             w = np.random.default_rng(seed).permutation(n).astype(np.int64) + 1
-            order, class_ptr = get_kernel("lpa_coloring", "csr", M.device)(csr, w)
-        it, converged = get_kernel(*plan.kernel_key)(csr, labels, order, class_ptr,
-                                                     max_iter, synchronous)
+            order, class_ptr = executor.kernel(plan, step=0)(csr, w)
+        it, converged = executor.kernel(plan)(csr, labels, order, class_ptr, max_iter,
+                                              synchronous)
         report.close(f"{it} {'iterations' if synchronous else 'sweeps'}, "
                      f"{'converged' if converged else 'not converged'}")
     return Vector.from_dense(labels)

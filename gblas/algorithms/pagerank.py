@@ -24,9 +24,7 @@ by up to 1e-2, on 37K-vertex email-Enron at ``tol=1e-4``).
 
 Floor of one iteration: the product's kernel time plus the vector pass's bytes, 41 bytes
 per vertex (read ``y`` with its flags, ``r``, ``w``; write ``r'``, ``s'``; 49 with a
-personalization vector), i.e. 0.06 ms at Kronecker 22 (4.2M vertices) on an H100's
-~3 TB/s, and one 16-byte read back to the host.  Measured at Kronecker 24 on an H100:
-2.07 ms per iteration against that floor's 1.99 (``benchmarks/results/pagerank_gpu.md``).
+personalization vector), and one 16-byte read back to the host.
 """
 
 from __future__ import annotations

@@ -18,9 +18,9 @@ Kernel contracts (all arrays live on the kernel's device; kernels import nothing
     with ``AT`` the CSR of the transpose (row k lists the i with A[i,k]) and ``x`` sparse
     (sorted ``indices``).  May return dense or sparse (sorted indices).
 ``("mxm", "csr", dev, "saxpy")``
-    ``f(A: CSR, B: CSR, mask: MatMask | None, semiring, types) -> CSR`` (Gustavson).
+    ``f(A: CSR, B: CSR, mask: MatMask | None, semiring, types) -> CSRData`` (Gustavson).
 ``("mxm", "csr", dev, "dot")``
-    ``f(A: CSR, BT: CSR, mask: MatMask, semiring, types) -> CSR`` — one dot product per
+    ``f(A: CSR, BT: CSR, mask: MatMask, semiring, types) -> CSRData`` — one dot product per
     allowed entry of a non-complemented mask; BT is the CSR of B's transpose.
 ``("map_unary", "array", dev, "")``
     ``f(op: UnaryOp, values, dtype) -> array`` of ``op.output_dtype(dtype)``.
@@ -78,6 +78,24 @@ class MatMask(NamedTuple):
     complement: bool
 
 
+class KernelKey(NamedTuple):
+    """The registry key of a kernel; ``str(key)`` is ``"op/format/device[/variant]"``.
+
+    Examples
+    --------
+    >>> str(KernelKey("mxv", "csr", "cpu", "pull"))
+    'mxv/csr/cpu/pull'
+    """
+
+    op: str
+    format: str
+    device: str
+    variant: str = ""
+
+    def __str__(self) -> str:
+        return "/".join(p for p in self if p)
+
+
 _KERNELS: dict[tuple[str, str, str, str], Callable] = {}
 _BACKEND_PACKAGES = {"cpu": "gblas.backends.cpu", "gpu": "gblas.backends.gpu"}
 _loaded: set[str] = set()
@@ -114,6 +132,7 @@ def get_kernel(op: str, fmt: str, device: str, variant: str = "") -> Callable:
 
 
 def has_kernel(op: str, fmt: str, device: str, variant: str = "") -> bool:
+    """Whether a kernel is registered for ``(op, fmt, device, variant)``."""
     _load(device)
     return (op, fmt, device, variant) in _KERNELS
 

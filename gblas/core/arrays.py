@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import dtypes
 from .._device import xp_for
-from ..backends.registry import get_kernel, has_kernel
 from ..formats import CSR
+from .executor import array_kernel, optional_kernel
 
 
 def csr_keys(csr: CSR):
@@ -47,24 +47,24 @@ def cast(values, dt):
 
 def map_binary(op, a, b, dt, device):
     """Apply a BinaryOp elementwise (through the device's registered kernel)."""
-    return get_kernel("map_binary", "array", device)(op, a, b, dt)
+    return array_kernel("map_binary", device)(op, a, b, dt)
 
 
 def where(cond, a, b, device):
     """``a`` where ``cond`` else ``b`` (the device's registered kernel: NumPy's branches
     on every element of an unpredictable mask, the CPU kernel does not)."""
-    return get_kernel("where", "array", device)(cond, a, b)
+    return array_kernel("where", device)(cond, a, b)
 
 
 def assign_where(cond, src, dst, device) -> None:
     """``dst[cond] = src[cond]`` in place (the device's registered kernel)."""
-    get_kernel("assign_where", "array", device)(cond, src, dst)
+    array_kernel("assign_where", device)(cond, src, dst)
 
 
 def compress(cond, a, *more, device):
     """``a[cond]`` for a boolean ``cond`` (the device's registered kernel); with more
     arrays, the tuple of each one compressed."""
-    return get_kernel("compress", "array", device)(cond, a, *more)
+    return array_kernel("compress", device)(cond, a, *more)
 
 
 def csr_from_keys(keys, values, shape, dtype, device) -> CSR:
@@ -86,7 +86,7 @@ def merge_kernel(op: str, fmt: str, device: str):
     """The device's linear-time merge kernel ``op`` (``"merge_union"``,
     ``"merge_intersect"``, ``"merge_member"``) over ``fmt`` (``"keys"``: sorted 1-D keys,
     ``"csr"``: row pointers and sorted columns), or None where it has none."""
-    return get_kernel(op, fmt, device) if has_kernel(op, fmt, device) else None
+    return optional_kernel(op, device, fmt)
 
 def device_of_xp(xp) -> str:
     """``"cpu"`` for NumPy, ``"gpu"`` for CuPy."""

@@ -10,13 +10,14 @@ import numpy as np
 
 from .. import dtypes
 from .._device import xp_for
-from ..backends.registry import VecData, get_kernel, has_kernel
+from ..backends.registry import VecData
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 from ..formats import CSR
 from ..semirings import binary_op, unary_op
 from ._args import check_common
 from .arrays import compress, intersect_positions, merge_kernel, union_positions, where
 from .dispatch import dispatchable
+from .executor import array_kernel, optional_kernel
 from .keys import csr_of, entries, is_matrix, rebuild
 from .matrix import Matrix, canonical
 from .vector import Vector
@@ -56,7 +57,7 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
                                             out=out, replace=replace, u=u, v=v)
     xp = xp_for(device)
     R = op.output_dtype(D)
-    fmap = get_kernel("map_binary", "array", device)
+    fmap = array_kernel("map_binary", device)
     if (ku is Vector and combine is _intersect_values
             and u.is_dense_storage != v.is_dense_storage):
         # an intersection with a sparse side: read the dense side at its entries only
@@ -87,10 +88,10 @@ def _csr_ewise(xp, merge, op, fmap, ca: CSR, cb: CSR, D, R, union: bool) -> CSR:
     ptr, idx, pa, pb = merge(ca.indptr, ca.indices, cb.indptr, cb.indices,
                              dtypes.index_dtype(n))
     dev = ca.device
-    if has_kernel("merged_values", "array", dev):
+    fused = optional_kernel("merged_values", dev)
+    if fused is not None:
         # gather, operate and cast in one pass over the merged entries
-        vals = get_kernel("merged_values", "array", dev)(op, ca.dense_values(),
-                                                         cb.dense_values(), pa, pb, D, R)
+        vals = fused(op, ca.dense_values(), cb.dense_values(), pa, pb, D, R)
     else:
         vals = _combine(xp, op, fmap, _cast(ca.dense_values(), D),
                         _cast(cb.dense_values(), D), pa, pb, D, R, union)
@@ -277,9 +278,9 @@ def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, repl
             # no copy: Vectors may share arrays (in-place writes check ownership first)
             new = vals
         else:
-            new = get_kernel("map_unary", "array", device)(uop, vals, u.dtype)
+            new = array_kernel("map_unary", device)(uop, vals, u.dtype)
     else:
-        f = get_kernel("map_binary", "array", device)
+        f = array_kernel("map_binary", device)
         sv = np.asarray(s).astype(D)[()]
         a = _cast(vals, D)
         new = f(bop, a, sv, D) if left is None else f(bop, sv, a, D)

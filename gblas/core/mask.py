@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from .. import dtypes
 from .._device import xp_for
-from ..backends.registry import MatMask, get_kernel
+from ..backends.registry import MatMask
 from .arrays import csr_keys, member
+from .executor import array_kernel
 
 
 class Mask:
@@ -64,7 +65,7 @@ class Mask:
         if self.structural and d.present is not None:
             # a new array either way: the complement is one pass (no copy first)
             if self.complement:
-                return get_kernel("logical_not", "array", device)(d.present)
+                return array_kernel("logical_not", device)(d.present)
             return d.present.copy()
         if self.structural or self.parent.dtype == dtypes.BOOL:
             a = xp.ones(d.size, bool) if d.present is None else d.present.copy()
@@ -74,7 +75,7 @@ class Mask:
             a = d.values != 0
             if d.present is not None:
                 a &= d.present
-        return get_kernel("logical_not", "array", device)(a) if self.complement else a
+        return array_kernel("logical_not", device)(a) if self.complement else a
 
     def allow_at(self, idx):
         """Vector masks: whether the mask lets a result through at each position of
@@ -125,7 +126,7 @@ class Mask:
             if self.structural:
                 n = self.parent.nvals
                 return self.parent.size - n if self.complement else n
-            return get_kernel("count_true", "array", self.device)(self.allow())
+            return array_kernel("count_true", self.device)(self.allow())
         mm = self.matmask()
         n = int(mm.indices.shape[0]) if mm.values is None else int(
             xp_for(self.device).count_nonzero(mm.values))

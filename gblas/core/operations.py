@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..backends.registry import get_kernel
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, bad_arg
 from ..formats import CSR
 from ..planner import plan_mxm, plan_mxv
 from ..semirings import semiring as resolve_semiring
 from ..semirings.ops import Semiring
+from . import executor
 from ._args import check_common
 from .dispatch import dispatchable
 from .matrix import Matrix, canonical
@@ -59,8 +59,8 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
         plan = dataclasses.replace(plan, op=_call)
 
     def run():
-        kernel = get_kernel(*plan.kernel_key)
-        csr = base.get_format(plan.format, transposed=plan.details["csr_transposed"])
+        kernel = executor.kernel(plan)
+        csr = executor.operand(plan, base)
         allow = None if mask is None else mask.allow()
         if plan.direction == "pull":
             T_ = kernel(csr, x.dense_data(), allow, s, s.types(base.dtype, x.dtype))
@@ -158,9 +158,9 @@ def prepare_mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None,
     plan = plan_mxm(a, ta, b, tb, mask, s, config.current())
 
     def run():
-        kernel = get_kernel("mxm", plan.format, device, plan.direction)
-        ca = a.get_format(plan.format, transposed=ta)
-        cb = b.get_format(plan.format, transposed=plan.details["b_transposed"])
+        kernel = executor.kernel(plan)
+        ca = executor.operand(plan, a, 0)
+        cb = executor.operand(plan, b, 1)
         mm = None if mask is None else mask.matmask()
         T_ = CSR.from_data(kernel(ca, cb, mm, s, s.types(a.dtype, b.dtype)), device)
         return writeback_matrix(out, T_, mask, accum, replace, device)

@@ -11,9 +11,10 @@ import numpy as np
 
 from .. import dtypes
 from .._device import check_device, device_of, to_device, xp_for
-from ..backends.registry import VecData, get_kernel
+from ..backends.registry import VecData
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidValue, bad_arg
 from ._check import as_index_array, check_size
+from .executor import array_kernel
 from .mask import Mask
 
 
@@ -239,7 +240,7 @@ class Vector:
         if self._nvals is None:
             # counted once per storage (_replace_data forgets it): an iterative algorithm
             # asks several times per step, and on the GPU each count synchronizes
-            self._nvals = get_kernel("count_true", "array", self._device)(d.present)
+            self._nvals = array_kernel("count_true", self._device)(d.present)
         return self._nvals
 
     @property

@@ -23,15 +23,15 @@ from ._input import NULL, _graph, _vertex, from_pydata, is_pydata
 def _bfs_order(A, start: int, directed: bool):
     """SciPy's BFS order and predecessors: the queue kernel where the planner picks it
     (:func:`gblas.planner.algorithms.plan_bfs_order`), else the loop below."""
-    from ..backends.registry import get_kernel
     from ..config import config
+    from ..core import executor
     from ..planner.algorithms import plan_bfs_order
 
     plan = plan_bfs_order(A, directed, config.current())
     if not plan.kernel:
         return _bfs_order_loop(A, start, directed)
     AT = None if directed else A.csr(transposed=True)
-    order, pred = get_kernel(*plan.kernel_key)(A.csr(), AT, start)
+    order, pred = executor.kernel(plan)(A.csr(), AT, start)
     return order.astype(np.int32), _null_pred(pred)
 
 
@@ -132,10 +132,10 @@ def _order(csgraph, i_start, directed: bool, call: str):
         G = _Pattern(S)
         plan = plan_bfs_order(G, directed, config.current())
         if plan.kernel:
-            from ..backends.registry import get_kernel
+            from ..core import executor
 
             GT = None if directed else _Pattern(sp.csr_array(S.T))
-            order, pred = get_kernel(*plan.kernel_key)(G, GT, start)
+            order, pred = executor.kernel(plan)(G, GT, start)
             return order.astype(np.int32), _null_pred(pred), S, kind
     if isinstance(csgraph, TransposedMatrix):
         csgraph = csgraph.materialize()

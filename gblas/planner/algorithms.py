@@ -13,7 +13,7 @@ Examples
 
 from __future__ import annotations
 
-from ..backends.registry import has_kernel
+from ..backends.registry import KernelKey, has_kernel
 from ..config import Settings
 from .plan import Plan
 
@@ -48,14 +48,14 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     elif not has_kernel("bfs", "csr", dev, "levels"):
         why = f"no fused BFS kernel registered for {dev}"
     if why is not None:
-        return Plan("bfs", "csr", "per level", dev, "",
+        return Plan("bfs", "csr", "per level", dev, None,
                     reason=f"loop of planned products ({why})", details={"parents": parents})
     pull = dev == "gpu" or _transpose_ready(A)
     how = ("push while the frontier's edges are few, pull while they are many (Beamer's "
            "switch)" if pull else "push only: the transpose is not built, and one search "
            "does not pay for it")
     return Plan("bfs", "csr", "push/pull per level" if pull else "push", dev,
-                f"bfs/csr/{dev}/levels",
+                KernelKey("bfs", "csr", dev, "levels"),
                 reason=f"fused level kernel, no return to the host inside a level; {how}",
                 details={"parents": parents, "pull": pull})
 
@@ -162,8 +162,8 @@ def _compiled_or_loop(A, settings: Settings, op: str, key: tuple, how: str, reas
     pinned = settings.format is not None or settings.direction is not None
     found = has_kernel(*key) and (also is None or has_kernel(*also))
     if not pinned and found:
-        return Plan(op, "csr", how, dev, "/".join(p for p in key if p), reason=reason,
-                    details=details or {})
+        return Plan(op, "csr", how, dev, KernelKey(*key), reason=reason,
+                    details=details or {}, steps=() if also is None else (KernelKey(*also),))
     why = "pinned by gb.config" if pinned else f"no compiled kernel for {dev}"
-    return Plan(op, "csr", loop_how, dev, "", reason=f"{loop_reason} ({why})",
+    return Plan(op, "csr", loop_how, dev, None, reason=f"{loop_reason} ({why})",
                 details=details or {})

@@ -27,7 +27,7 @@ import dataclasses
 import numpy as np
 
 from .. import hardware
-from ..backends.registry import has_kernel
+from ..backends.registry import KernelKey, has_kernel
 from ..config import Settings
 from ..exceptions import NoKernel
 from ..formats import FORMATS
@@ -41,10 +41,6 @@ from .plan import Plan
 #: Pull formats the planner considers, in order of preference on ties.
 PULL_FORMATS = ("csr", "shards", "segmented", "heavy_light", "gpu_segmented",
                 "gpu_heavy_light")
-
-
-def _kernel_name(op: str, fmt: str, device: str, variant: str) -> str:
-    return "/".join(p for p in (op, fmt, device, variant) if p)
 
 
 def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan:
@@ -170,10 +166,9 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
     if direction == "pull" and device == "cpu" and variant == "pull" and mask is None:
         from .locality import annotate  # the cache simulator's prediction (docs/locality.md)
         reason, est = annotate(A, csr_t, fmt, T.itemsize, R.itemsize + 1, reason, details, est)
-    details["csr_transposed"] = csr_t
     details["types"] = _type_names(T, M, R)
-    return Plan("mxv", fmt, direction, device, _kernel_name("mxv", fmt, device, variant),
-                tuple(conversions), est, reason, details)
+    return Plan("mxv", fmt, direction, device, KernelKey("mxv", fmt, device, variant),
+                tuple(conversions), est, reason, details, transposed=(csr_t,))
 
 
 _TYPE_NAMES: dict = {}
@@ -542,8 +537,8 @@ def plan_mxm(A, ta: bool, B, tb: bool, mask, semiring, settings: Settings) -> Pl
     b_needs_t = (method == "dot") != tb
     if b_needs_t:
         conversions.append("CSR of B^T (cached)")
-    return Plan("mxm", fmt, method, device, _kernel_name("mxm", fmt, device, method),
-                tuple(conversions), 0, reason, {"flops": flops, "b_transposed": b_needs_t})
+    return Plan("mxm", fmt, method, device, KernelKey("mxm", fmt, device, method),
+                tuple(conversions), 0, reason, {"flops": flops}, transposed=(ta, b_needs_t))
 
 
 def _dot_work(mask_csr, a_row, b_col) -> float:
@@ -559,7 +554,26 @@ def _dot_work(mask_csr, a_row, b_col) -> float:
 
 def plan_elementwise(op: str, device: str, what: str = "vectorized array operation") -> Plan:
     """Plan an elementwise/structural operation: array kernels on the operands' device."""
-    return Plan(op, "array", "-", device, _kernel_name(op, "array", device, ""), (), 0, what)
+    return Plan(op, "array", "-", device, None, (), 0, what)
+
+
+_ARRAY_PLANS: dict = {}
+
+
+def plan_array(name: str, device: str, fmt: str = "array") -> Plan:
+    """The plan of the device's kernel ``name`` over plain arrays (``"map_binary"``,
+    ``"where"``, ``"compress"`` ...) or sorted patterns (``fmt="keys"`` or ``"csr"``: the
+    linear merges ``"merge_union"``, ``"merge_member"`` ...); ``key`` None where the
+    device has none (the caller sorts and searches keys instead).  Fixed per device, so
+    made once and kept."""
+    plan = _ARRAY_PLANS.get((name, device, fmt))
+    if plan is None:
+        found = has_kernel(name, fmt, device)
+        plan = _ARRAY_PLANS[(name, device, fmt)] = Plan(
+            name, fmt, "-", device, KernelKey(name, fmt, device) if found else None,
+            reason="the device's kernel" if found else
+            f"no {name} kernel on {device}: sorted keys and binary searches")
+    return plan
 
 
 # ------------------------------------------------------------------ shortest paths
@@ -618,10 +632,10 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
     """
     details = {"sources": sources, "depth": depth, "reached": reached}
     if negative:
-        return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device,
+        return Plan("shortest_paths", "csr", "semiring", device, None,
                     (), 0, "negative weights: Bellman-Ford over (min, +)", details)
     if depth is None or reached is None or not _has_heap_kernel(device):
-        return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device,
+        return Plan("shortest_paths", "csr", "semiring", device, None,
                     (), 0, f"no label-setting kernel on {device}", details)
     r = max(int(reached), 1)
     e = float(nnz) * r / max(n, 1)
@@ -632,9 +646,10 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
               + sources * e * SEMIRING_NS_EDGE * 1e-9 / max(threads, 1))
     details.update(heap_s=heap_s, semiring_s=semi_s)
     if heap_s <= semi_s:
-        return Plan("shortest_paths", "csr", "heap", device, "sssp/csr/" + device + "/heap",
+        return Plan("shortest_paths", "csr", "heap", device,
+                    KernelKey("sssp", "csr", device, "heap"),
                     (), 0, f"heap Dijkstra {heap_s:.3g} s <= (min, +) products {semi_s:.3g} s "
                     f"({depth} hops deep, {r} reached)", details)
-    return Plan("shortest_paths", "csr", "semiring", device, "sssp/csr/" + device, (), 0,
+    return Plan("shortest_paths", "csr", "semiring", device, None, (), 0,
                 f"(min, +) products {semi_s:.3g} s < heap Dijkstra {heap_s:.3g} s "
                 f"({depth} hops deep, {r} reached)", details)
