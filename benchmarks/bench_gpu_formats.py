@@ -214,7 +214,7 @@ def phases(F: Any, xv: Any, sr: Any, types: tuple, args: argparse.Namespace, log
     """Time the phases of a segmented pull (hot gather, hot rows, cold rows, merge) apart."""
     import cupy as cp
 
-    from gblas.backends.gpu import _cuda
+    from gblas.backends.gpu import codegen, launch
     from gblas.backends.gpu.mxv import mxv_pull
     from gblas.backends.registry import VecData
 
@@ -232,13 +232,13 @@ def phases(F: Any, xv: Any, sr: Any, types: tuple, args: argparse.Namespace, log
     r = np.dtype(types[2])
     src = gseg.merge_source(sr, tuple(np.dtype(t) for t in types), rm=F.rowmap.dtype,
                             range_rows=F.range_rows)
-    fn = _cuda.get_function(src, "gb_seg_merge")
+    fn = codegen.get_function(src, "gb_seg_merge")
     m = F.shape[0]
     y = cp.empty(m, dtype=r)
     yp = cp.empty(m, dtype=np.bool_)
-    hv, hp = (yh.values, yh.present) if F.n_hot_rows else (_cuda.dummy(r), _cuda.dummy())
-    cv, cpr = (yc.values, yc.present) if F.cold_csr.shape[0] else (_cuda.dummy(r),
-                                                                   _cuda.dummy())
+    hv, hp = (yh.values, yh.present) if F.n_hot_rows else (launch.dummy(r), launch.dummy())
+    cv, cpr = (yc.values, yc.present) if F.cold_csr.shape[0] else (launch.dummy(r),
+                                                                   launch.dummy())
 
     def merge() -> None:
         fn((F.nranges,), (gseg.MERGE_THREADS,),

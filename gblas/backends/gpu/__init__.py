@@ -8,12 +8,27 @@ so ``import gblas`` never imports CuPy.
 * :mod:`.elementwise` -- unary and binary maps;
 * :mod:`.traversal` -- BFS levels, one fused kernel per level (push or pull);
 * :mod:`.vector_kernels` -- fused dense-vector steps (PageRank's update);
-* :mod:`._cuda` -- the shared preamble, C types and compiled-module cache.
+* :mod:`.segmented`, :mod:`.shards`, :mod:`.heavy_light`, :mod:`.light_panels`,
+  :mod:`.frontier` -- the kernels of the GPU formats and the load-balanced push;
+* :mod:`.codegen` -- the CUDA kernel files (``cuda/``), their specialization and the
+  compiled-module cache; :mod:`.folds` -- atomic monoid folds; :mod:`.launch` -- grid
+  sizes, device attributes and the vector conversions of every entry point.
 """
 
 import cupy  # noqa: F401  (fail here, clearly, when CuPy is missing)
 
-from . import elementwise, mxm, mxv, traversal, vector_kernels  # noqa: F401  (register the kernels)
+# importing the modules registers their kernels
+from . import (  # noqa: F401
+    elementwise,
+    frontier,
+    heavy_light,
+    mxm,
+    mxv,
+    segmented,
+    shards,
+    traversal,
+    vector_kernels,
+)
 
-__all__ = ["elementwise", "mxm", "mxv", "traversal", "vector_kernels"]
-from . import frontier, heavy_light, segmented, shards  # noqa: E402,F401  (GPU cache-aware formats)
+__all__ = ["elementwise", "frontier", "heavy_light", "mxm", "mxv", "segmented", "shards",
+           "traversal", "vector_kernels"]

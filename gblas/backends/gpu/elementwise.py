@@ -15,7 +15,8 @@ import cupy as cp
 import numpy as np
 
 from ..registry import register
-from . import _cuda
+from . import codegen
+from .codegen import ctype
 
 _KERNELS: dict[tuple, Any] = {}
 
@@ -93,34 +94,32 @@ def _binary_fast(code: str | None, a: Any, b: Any, dt: np.dtype, odt: np.dtype) 
     return out if out.dtype == odt else out.astype(odt)
 
 
-def unary_kernel(expr: str, dt: Any, odt: Any) -> Any:
-    """The cached ElementwiseKernel ``out = (odt)(expr)`` with input ``x`` of dtype ``dt``."""
-    dt, odt = np.dtype(dt), np.dtype(odt)
-    key = ("u", expr, dt, odt)
+def _map_kernel(kind: str, params: str, expr: str, odt: np.dtype) -> Any:
+    """The cached ElementwiseKernel ``out = (odt)(expr)`` over the inputs ``params``."""
+    key = (kind, expr, params, odt)
     k = _KERNELS.get(key)
     if k is None:
-        k = cp.ElementwiseKernel(
-            f"{dt.name} x", f"{odt.name} out",
-            f"out = ({_cuda.ctype(odt)})({expr});",
-            "gb_map_unary", preamble=_cuda.PREAMBLE,
-        )
-        _KERNELS[key] = k
+        k = _KERNELS[key] = cp.ElementwiseKernel(
+            params, f"{odt.name} out", f"out = ({ctype(odt)})({expr});", f"gb_map_{kind}",
+            preamble=codegen.preamble())
     return k
+
+
+def unary_kernel(expr: str, dt: Any, odt: Any) -> Any:
+    """The cached ElementwiseKernel ``out = (odt)(expr)`` with input ``x`` of dtype ``dt``."""
+    dt = np.dtype(dt)
+    return _map_kernel("unary", f"{dt.name} x", expr, np.dtype(odt))
 
 
 def binary_kernel(expr: str, dt: Any, odt: Any) -> Any:
     """The cached ElementwiseKernel ``out = (odt)(expr)`` with inputs ``a``, ``b`` of ``dt``."""
-    dt, odt = np.dtype(dt), np.dtype(odt)
-    key = ("b", expr, dt, odt)
-    k = _KERNELS.get(key)
-    if k is None:
-        k = cp.ElementwiseKernel(
-            f"{dt.name} a, {dt.name} b", f"{odt.name} out",
-            f"out = ({_cuda.ctype(odt)})({expr});",
-            "gb_map_binary", preamble=_cuda.PREAMBLE,
-        )
-        _KERNELS[key] = k
-    return k
+    dt = np.dtype(dt)
+    return _map_kernel("binary", f"{dt.name} a, {dt.name} b", expr, np.dtype(odt))
+
+
+def map_preamble() -> str:
+    """The preamble of the element-wise kernels (the operators' helper functions)."""
+    return codegen.preamble()
 
 
 @register("map_unary", "array", "gpu", "")

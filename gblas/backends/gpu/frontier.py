@@ -30,89 +30,17 @@ import cupy as cp
 import numpy as np
 
 from ..registry import VecData
-from . import _cuda
-from .mxv import _bool_array, _compress, _frontier_degrees, scatter_plan
-
-_LB_BODY = r"""
-extern "C" __global__ void gb_push_lb(
-    const ip_t* __restrict__ Tp, const ix_t* __restrict__ Tj, const av_t* __restrict__ Tx,
-    const fi_t* __restrict__ xi, const xv_t* __restrict__ xv,
-    const long long* __restrict__ offs, long long nf,
-    const bool* __restrict__ allow, acc_t* __restrict__ acc, bool* __restrict__ ypres)
-{
-    __shared__ long long s_end[GB_EPB + 1];
-    __shared__ long long s_base[GB_EPB + 1];
-    __shared__ T_t s_x[GB_EPB + 1];
-    __shared__ long long s_f[2];
-    if (nf <= 0) return;
-    const long long total = offs[nf - 1];
-#if GB_ISO
-    const T_t aiso = (T_t)Tx[0];
-#endif
-    for (long long vb = blockIdx.x; vb * GB_EPB < total; vb += gridDim.x) {
-        const long long e0 = vb * GB_EPB;
-        const long long e1 = e0 + GB_EPB < total ? e0 + GB_EPB : total;
-        if (threadIdx.x < 2) {
-            /* the frontier entry owning edge `target`: the first f with offs[f] > target */
-            const long long target = threadIdx.x == 0 ? e0 : e1 - 1;
-            long long lo = 0, hi = nf - 1;
-            while (lo < hi) {
-                const long long mid = (lo + hi) >> 1;
-                if (offs[mid] > target) hi = mid; else lo = mid + 1;
-            }
-            s_f[threadIdx.x] = lo;
-        }
-        __syncthreads();
-        const long long f0 = s_f[0];
-        const long long nk = s_f[1] - f0 + 1;
-        const bool tiled = nk <= GB_EPB + 1;
-        if (tiled) {
-            for (int k = threadIdx.x; k < (int)nk; k += blockDim.x) {
-                const long long f = f0 + k;
-                const long long before = f ? offs[f - 1] : 0;
-                s_end[k] = offs[f];
-                s_base[k] = (long long)Tp[(long long)xi[f]] - before;
-                s_x[k] = (T_t)xv[f];
-            }
-        }
-        __syncthreads();
-        for (long long e = e0 + threadIdx.x; e < e1; e += blockDim.x) {
-            long long p;
-            T_t xval;
-            if (tiled) {
-                int lo = 0, hi = (int)nk - 1;
-                while (lo < hi) {
-                    const int mid = (lo + hi) >> 1;
-                    if (s_end[mid] > e) hi = mid; else lo = mid + 1;
-                }
-                p = s_base[lo] + e;
-                xval = s_x[lo];
-            } else {
-                long long lo = f0, hi = f0 + nk - 1;
-                while (lo < hi) {
-                    const long long mid = (lo + hi) >> 1;
-                    if (offs[mid] > e) hi = mid; else lo = mid + 1;
-                }
-                const long long before = lo ? offs[lo - 1] : 0;
-                p = (long long)Tp[(long long)xi[lo]] + (e - before);
-                xval = (T_t)xv[lo];
-            }
-            const long long i = (long long)Tj[p];
-#if GB_ALLOW
-            if (!allow[i]) continue;
-#endif
-#if GB_ISO
-            const R_t v = (R_t)gb_mul(aiso, xval);
-#else
-            const R_t v = (R_t)gb_mul((T_t)Tx[p], xval);
-#endif
-            gb_scatter(acc + i, v);
-            ypres[i] = true;
-        }
-        __syncthreads();
-    }
-}
-"""
+from . import codegen
+from .folds import scatter_plan
+from .launch import (
+    blocks,
+    bool_or_none,
+    compress,
+    frontier_offsets,
+    or_dummy,
+    push_accumulator,
+    sm_count,
+)
 
 #: Edges per (virtual) block.
 DEFAULT_EPB = 1024
@@ -127,15 +55,10 @@ def push_lb_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, fi
     """
     r = np.dtype(types[2])
     acc, scatter = scatter_plan(semiring.add, r)
-    src = (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, fi_t=fi, xv_t=xv, acc_t=acc)
-        + _cuda.defines(GB_ISO=iso, GB_ALLOW=allow, GB_EPB=int(epb))
-        + scatter
-        + _LB_BODY
-    )
-    return src, acc
+    return codegen.source(
+        "push_lb.cu", semiring=semiring, types=types,
+        names=dict(ip_t=ip, ix_t=ix, av_t=av, fi_t=fi, xv_t=xv, acc_t=acc),
+        flags=dict(GB_ISO=iso, GB_ALLOW=allow, GB_EPB=int(epb)), extra=scatter), acc
 
 
 def mxv_push_lb(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: int,
@@ -166,33 +89,26 @@ def mxv_push_lb(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nr
     VecData
         Dense, dtype R, with ``present`` flags.
     """
-    types = _cuda.dtypes(types)
+    types = codegen.dtypes(types)
     r = types[2]
     if x.indices is None:
-        x = _compress(x)
+        x = compress(x)
     xi, xvals = x.indices, x.values
     nf = int(xi.size)
-    if nf:
-        offs = cp.cumsum(_frontier_degrees(AT.indptr, xi))
-    else:
-        offs = cp.zeros(1, dtype=np.int64)
-    allow = None if allow is None else _bool_array(allow)
+    offs = frontier_offsets(AT.indptr, xi)
+    allow = bool_or_none(allow)
     ax, iso = AT.values_or_iso()
     src, acc_dt = push_lb_source(semiring, types, ip=AT.indptr.dtype, ix=AT.indices.dtype,
                                  av=ax.dtype, fi=xi.dtype, xv=xvals.dtype, iso=iso,
                                  allow=allow is not None, epb=int(epb))
-    if semiring.add.any_value:
-        acc = cp.zeros(nrows, dtype=acc_dt)
-    else:
-        ident = np.asarray(semiring.add.identity_for(r)).astype(r)
-        acc = cp.full(nrows, ident.astype(acc_dt)[()], dtype=acc_dt)
+    acc = push_accumulator(semiring.add, r, acc_dt, nrows)
     ypres = cp.zeros(nrows, dtype=np.bool_)
     nnz = int(AT.indices.size)
     if nf and nrows and nnz:
-        grid = min(_cuda.blocks(nnz, int(epb)), 16 * _cuda.sm_count())
-        _cuda.get_function(src, "gb_push_lb")(
+        grid = min(blocks(nnz, int(epb)), 16 * sm_count())
+        codegen.get_function(src, "gb_push_lb")(
             (grid,), (LB_THREADS,),
-            (AT.indptr, AT.indices, ax, xi, xvals, offs, np.int64(nf),
-             allow if allow is not None else _cuda.dummy(), acc, ypres))
+            (AT.indptr, AT.indices, ax, xi, xvals, offs, np.int64(nf), or_dummy(allow), acc,
+             ypres))
     y = acc if acc_dt == r else acc.astype(r)
     return VecData(nrows, None, y, ypres)

@@ -43,281 +43,13 @@ import cupy as cp
 import numpy as np
 
 from ..registry import VecData, register
-from . import _cuda
+from . import codegen
+from .launch import allow_dynamic_smem, bool_or_none, dense_x, max_block_smem, or_dummy
 from .light_panels import light_panels_pull
-from .mxv import _bool_array, _densify, mxv_pull
+from .mxv import mxv_pull
 
 __all__ = ["heavy_partials", "heavy_source", "merge_heavy", "merge_source",
            "mxv_pull_heavy_light"]
-
-_HEAVY_BODY = r"""
-#define GB_NW (GB_NT / 32)
-#define GB_PAD 0xFFFF
-
-/* Warp shuffle up for every value type: 1- and 2-byte types travel as int. */
-template <typename V>
-__device__ __forceinline__ V gb_hl_up(unsigned m, V v, int o) {
-    return (V)__shfl_up_sync(m, (int)v, o);
-}
-__device__ __forceinline__ int gb_hl_up(unsigned m, int v, int o) {
-    return __shfl_up_sync(m, v, o);
-}
-__device__ __forceinline__ unsigned gb_hl_up(unsigned m, unsigned v, int o) {
-    return __shfl_up_sync(m, v, o);
-}
-__device__ __forceinline__ long long gb_hl_up(unsigned m, long long v, int o) {
-    return __shfl_up_sync(m, v, o);
-}
-__device__ __forceinline__ unsigned long long gb_hl_up(unsigned m, unsigned long long v,
-                                                       int o) {
-    return __shfl_up_sync(m, v, o);
-}
-__device__ __forceinline__ float gb_hl_up(unsigned m, float v, int o) {
-    return __shfl_up_sync(m, v, o);
-}
-__device__ __forceinline__ double gb_hl_up(unsigned m, double v, int o) {
-    return __shfl_up_sync(m, v, o);
-}
-
-__device__ __forceinline__ void gb_hl_put(R_t* __restrict__ part, bool* __restrict__ ppres,
-                                          long long at, R_t v) {
-    part[at] = v;
-    ppres[at] = true;
-}
-
-/* One block per unit: units[u] = (start, per, cp, rp, lo, span). */
-extern "C" __global__ void __launch_bounds__(GB_NT) gb_hl_heavy(
-    const long long* __restrict__ units, const long long* __restrict__ uoff,
-    const unsigned short* __restrict__ hrow, const unsigned short* __restrict__ hcol,
-    const av_t* __restrict__ hval, const xv_t* __restrict__ X,
-    const bool* __restrict__ xpres, long long nx, const bool* __restrict__ allow,
-    R_t* __restrict__ part, bool* __restrict__ ppres)
-{
-    __shared__ int s_rt[GB_NT];   /* last row of every thread */
-    __shared__ int s_fr[GB_NT];   /* first row of every thread */
-    __shared__ R_t s_v[GB_NT];    /* scanned value of the last row */
-    __shared__ bool s_h[GB_NT];
-    __shared__ R_t w_v[GB_NW];    /* per warp: scan at its last lane, then the carry in */
-    __shared__ bool w_h[GB_NW];
-    __shared__ bool w_f[GB_NW];
-    __shared__ R_t c_v[GB_NW];
-    __shared__ bool c_h[GB_NW];
-
-    const long long* U = units + (long long)blockIdx.x * 6;
-    const long long start = U[0];
-    const int per = (int)U[1];
-    const long long cp = U[2], rp = U[3];
-    const int lo = (int)U[4], span = (int)U[5];
-    const long long off = uoff[blockIdx.x] - lo;  /* partial of row offset r: off + r */
-    const int t = (int)threadIdx.x, lane = t & 31, w = t >> 5;
-    const long long c0 = cp * (long long)GB_TC;
-
-#if GB_STAGE
-    /* stage the column panel's slice of x (and its flags) in shared memory */
-    extern __shared__ __align__(16) unsigned char gb_dyn[];
-    xv_t* sx = (xv_t*)gb_dyn;
-#if GB_XPRES
-    bool* sxp = (bool*)(sx + GB_TC);
-#endif
-    const int ncl = (int)(nx - c0 < GB_TC ? nx - c0 : GB_TC);
-    for (int k = t; k < ncl; k += GB_NT) {
-        sx[k] = X[c0 + k];
-#if GB_XPRES
-        sxp[k] = xpres[c0 + k];
-#endif
-    }
-#else
-    /* gather x from global memory (through the L1) */
-    const xv_t* __restrict__ sx = X + c0;
-#if GB_XPRES
-    const bool* __restrict__ sxp = xpres + c0;
-#endif
-#endif
-    /* clear the unit's presence flags */
-    for (int k = t; k < span; k += GB_NT) ppres[off + lo + k] = false;
-    __syncthreads();
-
-    const long long row0 = rp * (long long)GB_TR;
-#if GB_ISO
-    const T_t aiso = (T_t)hval[0];
-#endif
-    /* fold this thread's entries row by row; rows strictly inside are complete.  The
-       entries come in batches of GB_BATCH: all their loads (clamped to a valid entry),
-       then all their x gathers, then the folds, so that loads overlap. */
-    int cur = -1;
-    bool rok = false, have = false, single = true, hh = false;
-    int hr = -1;
-    R_t acc = (R_t)0, hv = (R_t)0;
-    const long long base = start + t;
-    for (int k0 = 0; k0 < per; k0 += GB_BATCH) {
-        int rr[GB_BATCH], cc[GB_BATCH];
-#if !GB_ISO
-        av_t aa[GB_BATCH];
-#endif
-#pragma unroll
-        for (int b = 0; b < GB_BATCH; ++b) {
-            const int k = k0 + b < per ? k0 + b : per - 1;
-            const long long p = base + (long long)k * GB_NT;
-            rr[b] = (int)hrow[p];
-            cc[b] = (int)hcol[p];
-#if !GB_ISO
-            aa[b] = hval[p];
-#endif
-        }
-        xv_t xx[GB_BATCH];
-#if GB_XPRES
-        bool xq[GB_BATCH];
-#endif
-#pragma unroll
-        for (int b = 0; b < GB_BATCH; ++b) {
-            const int c = rr[b] != GB_PAD ? cc[b] : 0;
-            xx[b] = sx[c];
-#if GB_XPRES
-            xq[b] = sxp[c];
-#endif
-        }
-#pragma unroll
-        for (int b = 0; b < GB_BATCH; ++b) {
-            if (k0 + b >= per) break;
-            const int r = rr[b];
-            if (r != cur) {
-                if (cur >= 0) {
-                    if (single) {
-                        hr = cur; hh = have; hv = acc; single = false;
-                    } else if (have) {
-                        gb_hl_put(part, ppres, off + cur, acc);
-                    }
-                }
-                cur = r;
-                have = false;
-                rok = r != GB_PAD;
-#if GB_ALLOW
-                rok = rok && allow[row0 + r];
-#endif
-            }
-            bool ok = rok;
-#if GB_XPRES
-            ok = ok && xq[b];
-#endif
-            if (ok) {
-#if GB_ISO
-                const R_t v = (R_t)gb_mul(aiso, (T_t)xx[b]);
-#else
-                const R_t v = (R_t)gb_mul((T_t)aa[b], (T_t)xx[b]);
-#endif
-                acc = have ? gb_add(acc, v) : v;
-                have = true;
-            }
-        }
-    }
-    const int rt = cur;  /* the last row (GB_PAD for padding) */
-    s_rt[t] = rt;
-    s_fr[t] = single ? rt : hr;
-    __syncthreads();
-
-    /* segmented inclusive scan of the last rows' values: a segment starts at a thread
-       whose last row began in it */
-    bool F = (t == 0) || !single || s_rt[t - 1] != rt;
-    bool sh = have;
-    R_t sv = acc;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const R_t ov = gb_hl_up(0xffffffffu, sv, o);
-        const bool oh = gb_hl_up(0xffffffffu, sh, o);
-        const bool oF = gb_hl_up(0xffffffffu, F, o);
-        if (lane >= o) {
-            if (!F && oh) {
-                sv = sh ? gb_add(ov, sv) : ov;
-                sh = true;
-            }
-            F = F || oF;
-        }
-    }
-    if (lane == 31) {
-        w_v[w] = sv;
-        w_h[w] = sh;
-        w_f[w] = F;
-    }
-    __syncthreads();
-    if (t == 0) {
-        bool ch = false;
-        R_t cv = (R_t)0;
-        for (int k = 0; k < GB_NW; ++k) {
-            c_h[k] = ch;
-            c_v[k] = cv;
-            if (w_f[k]) {
-                ch = w_h[k];
-                cv = w_v[k];
-            } else if (w_h[k]) {
-                cv = ch ? gb_add(cv, w_v[k]) : w_v[k];
-                ch = true;
-            }
-        }
-    }
-    __syncthreads();
-    if (!F && c_h[w]) {
-        sv = sh ? gb_add(c_v[w], sv) : c_v[w];
-        sh = true;
-    }
-    s_v[t] = sv;
-    s_h[t] = sh;
-    __syncthreads();
-
-    /* the first row, with what the previous threads folded of it */
-    if (!single) {
-        bool h2 = hh;
-        R_t v2 = hv;
-        if (t > 0 && s_rt[t - 1] == hr && s_h[t - 1]) {
-            v2 = hh ? gb_add(s_v[t - 1], hv) : s_v[t - 1];
-            h2 = true;
-        }
-        if (h2) gb_hl_put(part, ppres, off + hr, v2);
-    }
-    /* the last row, by the thread where it ends */
-    if (rt != GB_PAD && sh && (t == GB_NT - 1 || s_fr[t + 1] != rt))
-        gb_hl_put(part, ppres, off + rt, sv);
-}
-"""
-
-_MERGE_BODY = r"""
-/* One thread per row of a row panel with heavy units (blocks: bpr per panel). */
-extern "C" __global__ void gb_hl_merge(
-    const long long* __restrict__ hrp, const long long* __restrict__ rp_uptr,
-    const int* __restrict__ rp_units, const long long* __restrict__ units,
-    const long long* __restrict__ uoff, const R_t* __restrict__ part,
-    const bool* __restrict__ ppres, const bool* __restrict__ allow,
-    long long nhrp, long long bpr, long long m,
-    R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    const long long b = (long long)blockIdx.x / bpr;
-    const long long k = ((long long)blockIdx.x - b * bpr) * blockDim.x + threadIdx.x;
-    if (b >= nhrp || k >= GB_TR) return;
-    const long long row = hrp[b] * (long long)GB_TR + k;
-    if (row >= m) return;
-#if GB_ALLOW
-    if (!allow[row]) return;  /* the light kernel left it empty */
-#endif
-    bool have = ypres[row];
-    R_t acc = y[row];
-    const long long j1 = rp_uptr[b + 1];
-#pragma unroll 4
-    for (long long j = rp_uptr[b]; j < j1; ++j) {
-        const long long u = rp_units[j];
-        const long long d = k - units[u * 6 + 4];
-        const bool in = d >= 0 && d < units[u * 6 + 5];
-        /* loads clamped to the unit's first partial, so that they need no branch */
-        const long long q = uoff[u] + (in ? d : 0);
-        const bool p = ppres[q];
-        const R_t v = part[q];
-        if (in && p) {
-            acc = have ? gb_add(acc, v) : v;
-            have = true;
-        }
-    }
-    y[row] = have ? acc : (R_t)0;
-    ypres[row] = have;
-}
-"""
 
 #: Threads per merge block.
 MERGE_THREADS = 256
@@ -355,15 +87,11 @@ def heavy_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xp
     -------
     str
     """
-    return (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(av_t=av, xv_t=xv)
-        + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_TR=int(tile_rows),
-                        GB_TC=int(tile_cols), GB_NT=int(threads), GB_STAGE=bool(stage),
-                        GB_BATCH=int(batch))
-        + _HEAVY_BODY
-    )
+    return codegen.source(
+        "hl_heavy.cu", semiring=semiring, types=types, names=dict(av_t=av, xv_t=xv),
+        flags=dict(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_TR=int(tile_rows),
+                   GB_TC=int(tile_cols), GB_NT=int(threads), GB_STAGE=bool(stage),
+                   GB_BATCH=int(batch)))
 
 
 @functools.lru_cache(maxsize=512)
@@ -385,17 +113,13 @@ def merge_source(semiring: Any, types: tuple, *, allow: bool, tile_rows: int) ->
     -------
     str
     """
-    return (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.defines(GB_ALLOW=allow, GB_TR=int(tile_rows))
-        + _MERGE_BODY
-    )
+    return codegen.source("hl_merge.cu", semiring=semiring, types=types,
+                          flags=dict(GB_ALLOW=allow, GB_TR=int(tile_rows)))
 
 
 def _heavy_x(H: Any, x: VecData) -> tuple[Any, Any]:
     """``x`` (values, flags or None) at the heavy panels' columns, in relabelled order."""
-    xpres = None if x.present is None else _bool_array(x.present)
+    xpres = bool_or_none(x.present)
     if H.col_perm is None:
         return x.values, xpres
     idx = H.col_perm[:H.n_heavy_cols]
@@ -440,23 +164,22 @@ def heavy_partials(H: Any, x: VecData, allow: Any, semiring: Any, types: tuple, 
     NT, TC = H.block_threads, H.tile_cols
     dyn = TC * (X.dtype.itemsize + (XP is not None)) if stage_x else 0
     static = NT * (4 + 4 + r.itemsize + 1) + (NT // 32) * 2 * (r.itemsize + 2)
-    if dyn + static > _cuda.max_block_smem():
+    if dyn + static > max_block_smem():
         raise ValueError(
             f"mxv gpu_heavy_light: a column panel of {TC} values of {X.dtype.name} "
             f"({dyn + static} bytes of shared memory with the scan) does not fit a thread "
-            f"block ({_cuda.max_block_smem()} bytes); build the format with a smaller "
+            f"block ({max_block_smem()} bytes); build the format with a smaller "
             "tile_cols")
-    src = heavy_source(semiring, _cuda.dtypes(types), av=hval.dtype,
+    src = heavy_source(semiring, codegen.dtypes(types), av=hval.dtype,
                        xv=X.dtype, iso=H.hval is None, xpres=XP is not None,
                        allow=allow is not None, tile_rows=H.tile_rows, tile_cols=TC,
                        threads=NT, stage=bool(stage_x))
-    fn = _cuda.get_function(src, "gb_hl_heavy")
+    fn = codegen.get_function(src, "gb_hl_heavy")
     if dyn + static > 48 << 10:  # over 48 KiB in all, the dynamic part must opt in
-        _cuda.allow_dynamic_smem(fn, max(dyn, (48 << 10) + 1))
+        allow_dynamic_smem(fn, max(dyn, (48 << 10) + 1))
     fn((H.nunits,), (NT,),
-       (H.units, H.u_off, H.hrow, H.hcol, hval, X,
-        XP if XP is not None else _cuda.dummy(), np.int64(X.size),
-        allow if allow is not None else _cuda.dummy(), part, ppres), shared_mem=dyn)
+       (H.units, H.u_off, H.hrow, H.hcol, hval, X, or_dummy(XP), np.int64(X.size),
+        or_dummy(allow), part, ppres), shared_mem=dyn)
     return part, ppres
 
 
@@ -480,14 +203,13 @@ def merge_heavy(H: Any, part: Any, ppres: Any, y: Any, ypres: Any, allow: Any,
     nhrp = int(H.hrp.size)
     if nhrp == 0:
         return
-    src = merge_source(semiring, _cuda.dtypes(types), allow=allow is not None,
+    src = merge_source(semiring, codegen.dtypes(types), allow=allow is not None,
                        tile_rows=H.tile_rows)
     bpr = -(-H.tile_rows // MERGE_THREADS)
-    _cuda.get_function(src, "gb_hl_merge")(
+    codegen.get_function(src, "gb_hl_merge")(
         (nhrp * bpr,), (MERGE_THREADS,),
-        (H.hrp, H.rp_uptr, H.rp_units, H.units, H.u_off, part, ppres,
-         allow if allow is not None else _cuda.dummy(), np.int64(nhrp), np.int64(bpr),
-         np.int64(H.shape[0]), y, ypres))
+        (H.hrp, H.rp_uptr, H.rp_units, H.units, H.u_off, part, ppres, or_dummy(allow),
+         np.int64(nhrp), np.int64(bpr), np.int64(H.shape[0]), y, ypres))
 
 
 @register("mxv", "gpu_heavy_light", "gpu", "pull")
@@ -524,13 +246,12 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
         Dense, dtype R, with ``present`` flags.
     """
     m, n = H.shape
-    if x.indices is not None:
-        x = _densify(x, n)
-    types = _cuda.dtypes(types)
+    x = dense_x(x, n)
+    types = codegen.dtypes(types)
     r = types[2]
     if m == 0:
         return VecData(0, None, cp.empty(0, dtype=r), cp.empty(0, dtype=np.bool_))
-    allow = None if allow is None else _bool_array(allow)
+    allow = bool_or_none(allow)
     part = ppres = None
     if H.nunits:
         part, ppres = heavy_partials(H, x, allow, semiring, types, stage_x=stage_x)

@@ -21,171 +21,22 @@ import numpy as np
 from ... import dtypes
 from ...exceptions import InvalidValue
 from ..registry import CSRData, MatMask, register
-from . import _cuda
+from . import codegen
+from .launch import blocks, dummy, sm_count
 
 #: Products expanded at once by ``saxpy`` (each costs 8 bytes of key plus the value, twice
 #: during the sort).
 BATCH_PRODUCTS = 1 << 27
 
-_MASK_LOOKUP = r"""
-/* Is (i, j) allowed by the mask?  Binary search of j in mask row i. */
-__device__ __forceinline__ bool gb_mask_allows(
-    const mp_t* __restrict__ Mp, const mix_t* __restrict__ Mj, const mv_t* __restrict__ Mv,
-    long long i, long long j)
-{
-    long long lo = (long long)Mp[i], hi = (long long)Mp[i + 1], end = hi;
-    while (lo < hi) {
-        long long mid = (lo + hi) >> 1;
-        if ((long long)Mj[mid] < j) lo = mid + 1; else hi = mid;
-    }
-    bool ok = lo < end && (long long)Mj[lo] == j;
-#if GB_MVALUE
-    ok = ok && (Mv[lo] != 0);
-#endif
-#if GB_MCOMP
-    ok = !ok;
-#endif
-    return ok;
-}
-"""
-
-_SAXPY_BODY = r"""
-extern "C" __global__ void gb_expand(
-    const long long* __restrict__ ce, long long pa0, long long pa1,
-    long long e0, long long e1, const long long* __restrict__ arow,
-    const aix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const bp_t* __restrict__ Bp, const bix_t* __restrict__ Bj, const bv_t* __restrict__ Bx,
-    const mp_t* __restrict__ Mp, const mix_t* __restrict__ Mj, const mv_t* __restrict__ Mv,
-    long long ncols, long long* __restrict__ key, R_t* __restrict__ val)
-{
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long e = e0 + (long long)blockIdx.x * blockDim.x + threadIdx.x; e < e1;
-         e += stride) {
-        /* the entry p of A owning product e: the first with ce[p] > e */
-        long long lo = pa0, hi = pa1 - 1;
-        while (lo < hi) {
-            long long mid = (lo + hi) >> 1;
-            if (ce[mid] > e) hi = mid; else lo = mid + 1;
-        }
-        long long p = lo;
-        long long before = p ? ce[p - 1] : 0;
-        long long k = (long long)Aj[p];
-        long long q = (long long)Bp[k] + (e - before);
-        long long j = (long long)Bj[q];
-        long long i = arow[p];
-        long long out = e - e0;
-#if GB_MASK
-        if (!gb_mask_allows(Mp, Mj, Mv, i, j)) {
-            key[out] = -1;
-            continue;
-        }
-#endif
-#if GB_ISO_A
-        T_t a = (T_t)Ax[0];
-#else
-        T_t a = (T_t)Ax[p];
-#endif
-#if GB_ISO_B
-        T_t b = (T_t)Bx[0];
-#else
-        T_t b = (T_t)Bx[q];
-#endif
-        key[out] = i * ncols + j;
-        val[out] = (R_t)gb_mul(a, b);
-    }
-}
-
-/* Fold each run [starts[s], starts[s + 1]) of the sorted values with the monoid. */
-extern "C" __global__ void gb_segreduce(
-    const long long* __restrict__ starts, long long nseg, long long total,
-    const R_t* __restrict__ val, R_t* __restrict__ out)
-{
-    long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= nseg) return;
-    long long lo = starts[s], hi = s + 1 < nseg ? starts[s + 1] : total;
-    R_t acc = val[lo];
-    for (long long k = lo + 1; k < hi; ++k) {
-#if GB_TERM_KIND == 1
-        if (acc == GB_TERM) break;
-#endif
-        acc = gb_add(acc, val[k]);
-    }
-    out[s] = acc;
-}
-"""
-
-_DOT_BODY = r"""
-extern "C" __global__ void gb_dot(
-    const ap_t* __restrict__ Ap, const aix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const bp_t* __restrict__ Bp, const bix_t* __restrict__ Bj, const bv_t* __restrict__ Bx,
-    const mp_t* __restrict__ Mp, const mix_t* __restrict__ Mj, const mv_t* __restrict__ Mv,
-    long long m, long long mnnz, R_t* __restrict__ out, bool* __restrict__ flag)
-{
-    long long q = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (q >= mnnz) return;
-    /* the mask row i holding entry q: the first i with Mp[i + 1] > q */
-    long long lo = 0, hi = m - 1;
-    while (lo < hi) {
-        long long mid = (lo + hi) >> 1;
-        if ((long long)Mp[mid + 1] > q) hi = mid; else lo = mid + 1;
-    }
-    long long i = lo;
-    bool have = false;
-    R_t acc = (R_t)0;
-#if GB_MVALUE
-    if (Mv[q] != 0)
-#endif
-    {
-        long long j = (long long)Mj[q];
-        long long pa = (long long)Ap[i], ea = (long long)Ap[i + 1];
-        long long pb = (long long)Bp[j], eb = (long long)Bp[j + 1];
-#if GB_ISO_A
-        const T_t aiso = (T_t)Ax[0];
-#endif
-#if GB_ISO_B
-        const T_t biso = (T_t)Bx[0];
-#endif
-        while (pa < ea && pb < eb) {
-            long long ka = (long long)Aj[pa], kb = (long long)Bj[pb];
-            if (ka < kb) { ++pa; continue; }
-            if (kb < ka) { ++pb; continue; }
-#if GB_ISO_A
-            T_t a = aiso;
-#else
-            T_t a = (T_t)Ax[pa];
-#endif
-#if GB_ISO_B
-            T_t b = biso;
-#else
-            T_t b = (T_t)Bx[pb];
-#endif
-            R_t v = (R_t)gb_mul(a, b);
-            acc = have ? gb_add(acc, v) : v;
-            have = true;
-            ++pa;
-            ++pb;
-#if GB_TERM_KIND == 2
-            break;
-#elif GB_TERM_KIND == 1
-            if (acc == GB_TERM) break;
-#endif
-        }
-    }
-    out[q] = have ? acc : (R_t)0;
-    flag[q] = have;
-}
-"""
-
-
 def _mask_parts(mask: MatMask | None) -> tuple[dict, dict, tuple]:
     """(typedefs, defines, kernel arguments) of an optional mask."""
     if mask is None:
-        d = _cuda.dummy(np.int32)
+        d = dummy(np.int32)
         return ({"mp_t": np.int32, "mix_t": np.int32, "mv_t": np.bool_},
                 {"GB_MASK": False, "GB_MVALUE": False, "GB_MCOMP": False},
-                (d, d, _cuda.dummy()))
+                (d, d, dummy()))
     value = (not mask.structural) and mask.values is not None
-    mv = mask.values if value else _cuda.dummy()
+    mv = mask.values if value else dummy()
     return ({"mp_t": mask.indptr.dtype, "mix_t": mask.indices.dtype, "mv_t": mv.dtype},
             {"GB_MASK": True, "GB_MVALUE": value, "GB_MCOMP": bool(mask.complement)},
             (mask.indptr, mask.indices, mv))
@@ -197,12 +48,12 @@ def saxpy_source(semiring: Any, types: tuple, tdefs: dict, flags: dict) -> str:
     ``tdefs`` maps the type names ``aix_t, av_t, bp_t, bix_t, bv_t, mp_t, mix_t, mv_t`` to
     dtypes; ``flags`` holds ``GB_ISO_A, GB_ISO_B, GB_MASK, GB_MVALUE, GB_MCOMP``.
     """
-    return _source(semiring, _cuda.dtypes(types), _items(tdefs), _items(flags), _SAXPY_BODY)
+    return _source(semiring, codegen.dtypes(types), _items(tdefs), _items(flags), "mxm_saxpy.cu")
 
 
 def dot_source(semiring: Any, types: tuple, tdefs: dict, flags: dict) -> str:
     """CUDA source of ``gb_dot`` for one specialization (see :func:`saxpy_source`)."""
-    return _source(semiring, _cuda.dtypes(types), _items(tdefs), _items(flags), _DOT_BODY)
+    return _source(semiring, codegen.dtypes(types), _items(tdefs), _items(flags), "mxm_dot.cu")
 
 
 def _items(d: dict) -> tuple:
@@ -212,15 +63,8 @@ def _items(d: dict) -> tuple:
 
 @functools.lru_cache(maxsize=1024)
 def _source(semiring: Any, types: tuple, tdefs: tuple, flags: tuple, body: str) -> str:
-    return (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(**dict(tdefs))
-        + _cuda.terminal_snippet(semiring.add, types[2])
-        + _cuda.defines(**dict(flags))
-        + _MASK_LOOKUP
-        + body
-    )
+    return codegen.source(body, semiring=semiring, types=types, names=dict(tdefs),
+                          terminal=True, flags=dict(flags))
 
 
 def _empty(shape: tuple[int, int], r: np.dtype) -> CSRData:
@@ -298,8 +142,8 @@ def mxm_saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple,
     tdefs = {"aix_t": A.indices.dtype, "av_t": ax.dtype, "bp_t": B.indptr.dtype,
              "bix_t": B.indices.dtype, "bv_t": bx.dtype, **mtypes}
     src = saxpy_source(semiring, types, tdefs, {"GB_ISO_A": iso_a, "GB_ISO_B": iso_b, **mflags})
-    expand = _cuda.get_function(src, "gb_expand")
-    segreduce = _cuda.get_function(src, "gb_segreduce")
+    expand = codegen.get_function(src, "gb_expand")
+    segreduce = codegen.get_function(src, "gb_segreduce")
     indptr_h = cp.asnumpy(A.indptr) if total > batch_products else None
     rows_l, cols_l, vals_l = [], [], []
     for r0, r1 in _batches(A, row_prod, total, batch_products):
@@ -314,7 +158,7 @@ def mxm_saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple,
         key = cp.empty(cnt, dtype=np.int64)
         val = cp.empty(cnt, dtype=r)
         blk = 256
-        grid = min(_cuda.blocks(cnt, blk), 64 * _cuda.sm_count())
+        grid = min(blocks(cnt, blk), 64 * sm_count())
         expand((grid,), (blk,),
                (ce, np.int64(pa0), np.int64(pa1), np.int64(e0), np.int64(e1), arow,
                 A.indices, ax, B.indptr, B.indices, bx, *margs, np.int64(n), key, val))
@@ -334,7 +178,7 @@ def mxm_saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple,
             out = val[starts]
         else:
             out = cp.empty(nseg, dtype=r)
-            segreduce((_cuda.blocks(nseg, blk),), (blk,),
+            segreduce((blocks(nseg, blk),), (blk,),
                       (starts, np.int64(nseg), np.int64(key.size), val, out))
         ukey = key[starts]
         rows = ukey // n
@@ -386,8 +230,8 @@ def mxm_dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSRD
     out = cp.empty(mnnz, dtype=r)
     flag = cp.empty(mnnz, dtype=np.bool_)
     blk = 256
-    _cuda.get_function(src, "gb_dot")(
-        (_cuda.blocks(mnnz, blk),), (blk,),
+    codegen.get_function(src, "gb_dot")(
+        (blocks(mnnz, blk),), (blk,),
         (A.indptr, A.indices, ax, BT.indptr, BT.indices, bx, *margs, np.int64(m),
          np.int64(mnnz), out, flag))
     csum = cp.zeros(mnnz + 1, dtype=np.int64)

@@ -41,242 +41,23 @@ import numpy as np
 
 from ..registry import VecData, register
 from ..rowcount import row_counts
-from . import _cuda
+from . import codegen
+from .folds import scatter_plan
+from .launch import (
+    allow_dynamic_smem,
+    blocks,
+    bool_or_none,
+    compress,
+    dense_x,
+    empty_result,
+    frontier_offsets,
+    max_block_smem,
+    or_dummy,
+    push_accumulator,
+    sm_count,
+)
 
 # ------------------------------------------------------------------------------ pull
-
-_PULL_BODY = r"""
-#define GB_GMASK(G) ((G) == 32 ? 0xffffffffu \
-    : (((1u << ((G) & 31)) - 1u) << ((threadIdx.x & 31u) & ~(unsigned)((G) - 1))))
-
-/* GB_NX > 0: every thread block first copies x (GB_NX values, and their flags) into
-   dynamic shared memory and gathers from there; the grid is then about one block per
-   multiprocessor and each block loops over its share of the work (GB_STRIDE).
-   Otherwise one work item per warp / group, no loop. */
-#if GB_NX > 0
-#define GB_STAGE_X(X, xpres)                                                  \
-    extern __shared__ unsigned char gb_dyn[];                                 \
-    xv_t* gb_sx = (xv_t*)gb_dyn;                                              \
-    bool* gb_sxp = (bool*)(gb_sx + GB_NX);                                    \
-    for (int k_ = threadIdx.x; k_ < GB_NX; k_ += blockDim.x) {                \
-        gb_sx[k_] = X[k_];                                                    \
-        if (GB_XPRES) gb_sxp[k_] = xpres[k_];                                 \
-    }                                                                         \
-    __syncthreads();                                                          \
-    X = gb_sx;                                                                \
-    xpres = gb_sxp;
-#define GB_STRIDE(per_block) ((long long)gridDim.x * (per_block))
-#else
-#define GB_STAGE_X(X, xpres)
-#define GB_STRIDE(per_block) (1LL << 62)
-#endif
-
-/* Fold the products of entries [lo, hi) of one row, G lanes striding through them. */
-template <int G>
-__device__ __forceinline__ void gb_row_fold(
-    ip_t lo, ip_t hi, int lane, unsigned gmask,
-    const ix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const xv_t* __restrict__ X, const bool* __restrict__ xpres,
-    bool& have, R_t& acc)
-{
-#if GB_ISO
-    const T_t aiso = (T_t)Ax[0];
-#endif
-#if GB_TERM_KIND == 0
-#pragma unroll 4
-#endif
-    for (ip_t base = lo; base < hi; base += G) {
-        ip_t p = base + lane;
-        if (p < hi) {
-            ix_t j = Aj[p];
-#if GB_XPRES
-            if (xpres[j])
-#endif
-            {
-#if GB_ISO
-                R_t v = (R_t)gb_mul(aiso, (T_t)X[j]);
-#else
-                R_t v = (R_t)gb_mul((T_t)Ax[p], (T_t)X[j]);
-#endif
-                acc = have ? gb_add(acc, v) : v;
-                have = true;
-            }
-        }
-#if GB_TERM_KIND == 2
-        if (__any_sync(gmask, have)) break;
-#elif GB_TERM_KIND == 1
-        if (__any_sync(gmask, have && acc == GB_TERM)) break;
-#endif
-    }
-}
-
-/* Combine the (have, acc) pairs of the G lanes of a group; every lane gets the result. */
-template <int G>
-__device__ __forceinline__ void gb_group_reduce(unsigned gmask, bool& have, R_t& acc)
-{
-#pragma unroll
-    for (int off = G / 2; off > 0; off >>= 1) {
-        R_t oa = gb_shfl_xor(gmask, acc, off);
-        bool oh = gb_shfl_xor(gmask, have, off);
-        if (oh) {
-            acc = have ? gb_add(acc, oa) : oa;
-            have = true;
-        }
-    }
-}
-
-extern "C" __global__ void gb_pull_short(
-    const ip_t* __restrict__ Ap, const ix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const xv_t* __restrict__ X, const bool* __restrict__ xpres,
-    const bool* __restrict__ allow, long long nrows,
-    R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    GB_STAGE_X(X, xpres)
-    const int lane = (int)(threadIdx.x & (GB_G - 1));
-    const unsigned gmask = GB_GMASK(GB_G);
-    for (long long row = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / GB_G;
-         row < nrows; row += GB_STRIDE(blockDim.x / GB_G)) {
-        ip_t lo = Ap[row], hi = Ap[row + 1];
-        if (hi - lo > GB_SMAX) continue;  /* a long row: gb_pull_long's */
-        bool have = false;
-        R_t acc = (R_t)0;
-#if GB_ALLOW
-        if (allow[row])
-#endif
-            gb_row_fold<GB_G>(lo, hi, lane, gmask, Aj, Ax, X, xpres, have, acc);
-        gb_group_reduce<GB_G>(gmask, have, acc);
-        if (lane == 0) {
-            y[row] = have ? acc : (R_t)0;
-            ypres[row] = have;
-        }
-    }
-}
-
-/* CSR-stream: one warp per block of consecutive short rows holding at most GB_CAP
-   entries; the products are streamed into shared memory with coalesced loads, then each
-   lane folds whole rows from there. */
-extern "C" __global__ void gb_pull_stream(
-    const ip_t* __restrict__ Ap, const ix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const xv_t* __restrict__ X, const bool* __restrict__ xpres,
-    const bool* __restrict__ allow, const long long* __restrict__ blk, long long nblk,
-    long long nrows, R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    __shared__ R_t sv[GB_WARPS][GB_CAP];
-#if GB_XPRES
-    __shared__ bool sp[GB_WARPS][GB_CAP];
-#endif
-    GB_STAGE_X(X, xpres)
-    const int w = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
-#if GB_ISO
-    const T_t aiso = (T_t)Ax[0];
-#endif
-    for (long long b = (long long)blockIdx.x * GB_WARPS + w; b < nblk;
-         b += GB_STRIDE(GB_WARPS)) {
-    const long long rb = blk[b], re = b + 1 < nblk ? blk[b + 1] : nrows;
-    const ip_t base = Ap[rb], end = Ap[re];
-    if (re - rb == 1 && end - base > GB_SMAX) continue;  /* a long row: gb_pull_long's */
-#pragma unroll 4
-    for (ip_t p = base + lane; p < end; p += 32) {
-        ix_t j = Aj[p];
-#if GB_ISO
-        sv[w][p - base] = (R_t)gb_mul(aiso, (T_t)X[j]);
-#else
-        sv[w][p - base] = (R_t)gb_mul((T_t)Ax[p], (T_t)X[j]);
-#endif
-#if GB_XPRES
-        sp[w][p - base] = xpres[j];
-#endif
-    }
-    __syncwarp();
-    for (long long row = rb + lane; row < re; row += 32) {
-        bool have = false;
-        R_t acc = (R_t)0;
-#if GB_ALLOW
-        if (allow[row])
-#endif
-        {
-            const int lo = (int)(Ap[row] - base), hi = (int)(Ap[row + 1] - base);
-            for (int k = lo; k < hi; ++k) {
-#if GB_XPRES
-                if (!sp[w][k]) continue;
-#endif
-                const R_t v = sv[w][k];
-                acc = have ? gb_add(acc, v) : v;
-                have = true;
-#if GB_TERM_KIND == 2
-                break;
-#elif GB_TERM_KIND == 1
-                if (acc == GB_TERM) break;
-#endif
-            }
-        }
-        y[row] = have ? acc : (R_t)0;
-        ypres[row] = have;
-    }
-    __syncwarp();  /* the next block's products overwrite sv */
-    }
-}
-
-extern "C" __global__ void gb_pull_long(
-    const ip_t* __restrict__ Ap, const ix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const xv_t* __restrict__ X, const bool* __restrict__ xpres,
-    const bool* __restrict__ allow,
-    const long long* __restrict__ lrows, const long long* __restrict__ cptr,
-    const int* __restrict__ cslot, long long nchunks,
-    R_t* __restrict__ part, bool* __restrict__ ppres)
-{
-    GB_STAGE_X(X, xpres)
-    const int lane = (int)(threadIdx.x & 31);
-    for (long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5; c < nchunks;
-         c += GB_STRIDE(blockDim.x >> 5)) {
-        int s = cslot[c];
-        long long row = lrows[s];
-        bool have = false;
-        R_t acc = (R_t)0;
-#if GB_ALLOW
-        if (allow[row])
-#endif
-        {
-            long long lo = (long long)Ap[row] + (c - cptr[s]) * (long long)GB_CHUNK;
-            long long end = (long long)Ap[row + 1];
-            long long hi = lo + GB_CHUNK < end ? lo + GB_CHUNK : end;
-            gb_row_fold<32>((ip_t)lo, (ip_t)hi, lane, 0xffffffffu, Aj, Ax, X, xpres, have,
-                            acc);
-        }
-        gb_group_reduce<32>(0xffffffffu, have, acc);
-        if (lane == 0) {
-            part[c] = acc;
-            ppres[c] = have;
-        }
-    }
-}
-
-extern "C" __global__ void gb_pull_combine(
-    const long long* __restrict__ lrows, const long long* __restrict__ cptr, long long nlong,
-    const R_t* __restrict__ part, const bool* __restrict__ ppres,
-    R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= nlong) return;
-    bool have = false;
-    R_t acc = (R_t)0;
-    for (long long c = cptr[s]; c < cptr[s + 1]; ++c) {
-        if (ppres[c]) {
-            acc = have ? gb_add(acc, part[c]) : part[c];
-            have = true;
-#if GB_TERM_KIND == 2
-            break;
-#elif GB_TERM_KIND == 1
-            if (acc == GB_TERM) break;
-#endif
-        }
-    }
-    long long row = lrows[s];
-    y[row] = have ? acc : (R_t)0;
-    ypres[row] = have;
-}
-"""
-
 
 @functools.lru_cache(maxsize=1024)
 def pull_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, xv: Any,
@@ -310,17 +91,12 @@ def pull_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, xv: A
         Source defining ``gb_pull_short``, ``gb_pull_stream``, ``gb_pull_long`` and
         ``gb_pull_combine``.
     """
-    r = types[2]
-    return (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, xv_t=xv)
-        + _cuda.terminal_snippet(semiring.add, r)
-        + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_G=group,
-                        GB_SMAX=smax, GB_CHUNK=chunk, GB_CAP=cap,
-                        GB_WARPS=int(warps or _WARPS), GB_NX=int(nx))
-        + _PULL_BODY
-    )
+    return codegen.source(
+        "mxv_pull.cu", semiring=semiring, types=types,
+        names=dict(ip_t=ip, ix_t=ix, av_t=av, xv_t=xv), terminal=True,
+        flags=dict(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_G=group, GB_SMAX=smax,
+                   GB_CHUNK=chunk, GB_CAP=cap, GB_WARPS=int(warps or _WARPS),
+                   GB_NX=int(nx)))
 
 
 @dataclass
@@ -489,10 +265,6 @@ def pull_schedule(A: Any, group: int | None = None, chunk: int = DEFAULT_CHUNK,
     return sched
 
 
-def _bool_array(a: Any) -> Any:
-    return a if a.dtype == np.bool_ else a.astype(np.bool_)
-
-
 @register("mxv", "csr", "gpu", "pull")
 def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
              group: int | None = None, chunk: int = DEFAULT_CHUNK,
@@ -524,20 +296,18 @@ def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
     VecData
         Dense, dtype R, with ``present`` marking the rows that had at least one product.
     """
-    if x.indices is not None:  # a sparse x: densify (the planner should have pushed)
-        x = _densify(x, A.shape[1])
+    x = dense_x(x, A.shape[1])  # a sparse x (the planner should have pushed)
     m = A.shape[0]
-    types = _cuda.dtypes(types)
+    types = codegen.dtypes(types)
     r = types[2]
-    y = cp.empty(m, dtype=r)
-    ypres = cp.empty(m, dtype=np.bool_)
+    out = empty_result(m, r)
     if m == 0:
-        return VecData(m, None, y, ypres)
+        return out
+    y, ypres = out.values, out.present
     sched = pull_schedule(A, group, chunk, smax, mode, block)
     ax, iso = A.values_or_iso()
     xv = x.values
-    xpres = None if x.present is None else _bool_array(x.present)
-    allow = None if allow is None else _bool_array(allow)
+    xpres, allow = bool_or_none(x.present), bool_or_none(allow)
     nx = int(A.shape[1])
     staged = smem_x and smem_x_fits(nx, xv.dtype, xpres is not None, r, sched.cap)
     warps = SMEM_WARPS if staged else _WARPS
@@ -545,16 +315,15 @@ def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                       xv=xv.dtype, iso=iso, xpres=xpres is not None, allow=allow is not None,
                       group=sched.group, smax=sched.smax, chunk=sched.chunk, cap=sched.cap,
                       nx=nx if staged else 0, warps=warps)
-    xp_arg = xpres if xpres is not None else _cuda.dummy()
-    al_arg = allow if allow is not None else _cuda.dummy()
+    xp_arg, al_arg = or_dummy(xpres), or_dummy(allow)
     blk = 32 * warps
     dyn = nx * (xv.dtype.itemsize + (xpres is not None)) if staged else 0
-    most = _cuda.sm_count() * SMEM_BLOCKS_PER_SM if staged else 1 << 62
+    most = sm_count() * SMEM_BLOCKS_PER_SM if staged else 1 << 62
 
     def launch(name: str, nblocks: int, args: tuple) -> None:
-        fn = _cuda.get_function(src, name)
+        fn = codegen.get_function(src, name)
         if dyn:
-            _cuda.allow_dynamic_smem(fn, dyn)
+            allow_dynamic_smem(fn, dyn)
         fn((max(1, min(nblocks, most)),), (blk,), args, shared_mem=dyn)
 
     if sched.mode == "stream":
@@ -563,19 +332,19 @@ def mxv_pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.blk, np.int64(nb),
                 np.int64(m), y, ypres))
     else:
-        launch("gb_pull_short", _cuda.blocks(m * sched.group, blk),
+        launch("gb_pull_short", blocks(m * sched.group, blk),
                (A.indptr, A.indices, ax, xv, xp_arg, al_arg, np.int64(m), y, ypres))
     if sched.nlong:
         nch = sched.nchunks
         part = cp.empty(nch, dtype=r)
         ppres = cp.empty(nch, dtype=np.bool_)
-        launch("gb_pull_long", _cuda.blocks(nch * 32, blk),
+        launch("gb_pull_long", blocks(nch * 32, blk),
                (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.long_rows, sched.cptr,
                 sched.cslot, np.int64(nch), part, ppres))
-        _cuda.get_function(src, "gb_pull_combine")(
-            (_cuda.blocks(sched.nlong, blk),), (blk,),
+        codegen.get_function(src, "gb_pull_combine")(
+            (blocks(sched.nlong, blk),), (blk,),
             (sched.long_rows, sched.cptr, np.int64(sched.nlong), part, ppres, y, ypres))
-    return VecData(m, None, y, ypres)
+    return out
 
 
 #: Warps per thread block, and thread blocks per multiprocessor, of the pull kernels
@@ -590,189 +359,10 @@ def smem_x_fits(nx: int, xv: Any, xpres: bool, r: Any, cap: int) -> bool:
     if nx <= 0:
         return False
     static = SMEM_WARPS * cap * (np.dtype(r).itemsize + 1)
-    return nx * (np.dtype(xv).itemsize + bool(xpres)) + static <= _cuda.max_block_smem()
-
-
-def _densify(x: VecData, n: int) -> VecData:
-    vals = cp.zeros(n, dtype=x.values.dtype)
-    pres = cp.zeros(n, dtype=np.bool_)
-    if x.indices.size:
-        vals[x.indices] = x.values
-        pres[x.indices] = True
-    return VecData(n, None, vals, pres)
+    return nx * (np.dtype(xv).itemsize + bool(xpres)) + static <= max_block_smem()
 
 
 # ------------------------------------------------------------------------------ push
-
-_PUSH_BODY = r"""
-extern "C" __global__ void gb_push(
-    const ip_t* __restrict__ Tp, const ix_t* __restrict__ Tj, const av_t* __restrict__ Tx,
-    const fi_t* __restrict__ xi, const xv_t* __restrict__ xv,
-    const long long* __restrict__ offs, long long nf,
-    const bool* __restrict__ allow, acc_t* __restrict__ acc, bool* __restrict__ ypres,
-    li_t* __restrict__ list, unsigned long long* __restrict__ count)
-{
-    if (nf <= 0) return;
-    const long long total = offs[nf - 1];
-#if GB_ISO
-    const T_t aiso = (T_t)Tx[0];
-#endif
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long e = (long long)blockIdx.x * blockDim.x + threadIdx.x; e < total;
-         e += stride) {
-        /* the frontier entry f owning edge e: the first with offs[f] > e */
-        long long lo = 0, hi = nf - 1;
-        while (lo < hi) {
-            long long mid = (lo + hi) >> 1;
-            if (offs[mid] > e) hi = mid; else lo = mid + 1;
-        }
-        long long before = lo ? offs[lo - 1] : 0;
-        long long k = (long long)xi[lo];
-        long long p = (long long)Tp[k] + (e - before);
-        long long i = (long long)Tj[p];
-#if GB_ALLOW
-        if (!allow[i]) continue;
-#endif
-#if GB_ISO
-        R_t v = (R_t)gb_mul(aiso, (T_t)xv[lo]);
-#else
-        R_t v = (R_t)gb_mul((T_t)Tx[p], (T_t)xv[lo]);
-#endif
-        gb_scatter(acc + i, v);
-#if GB_LIST
-        /* claim row i (its presence byte, through the 32-bit word holding it): the first
-           claimer appends i to the list, one atomicAdd per warp for all its claimers */
-        unsigned int* word = (unsigned int*)(ypres + (i & ~3LL));
-        const unsigned int bit = 1u << (8 * (unsigned int)(i & 3));
-        const bool first = !(atomicOr(word, bit) & bit);
-        const unsigned int active = __activemask();
-        const unsigned int want = __ballot_sync(active, first);
-        if (want) {
-            const unsigned int lane = threadIdx.x & 31u;
-            const int leader = __ffs(want) - 1;
-            unsigned long long base = 0;
-            if ((int)lane == leader) base = atomicAdd(count, (unsigned long long)__popc(want));
-            base = __shfl_sync(active, base, leader);
-            if (first) list[base + __popc(want & ((1u << lane) - 1u))] = (li_t)i;
-        }
-#else
-        ypres[i] = true;
-#endif
-    }
-}
-"""
-
-_INT_ATOMIC_TYPES = {
-    np.dtype("int32"): "int",
-    np.dtype("uint32"): "unsigned int",
-    np.dtype("int64"): "long long",
-    np.dtype("uint64"): "unsigned long long",
-}
-
-
-def scatter_plan(monoid: Any, r: Any, *, shared: bool = False) -> tuple[np.dtype, str]:
-    """How the push kernel accumulates results of dtype ``r`` with ``monoid``.
-
-    A native atomic where one exists; otherwise a compare-and-swap loop on global memory
-    or, with ``shared``, the exchange loop of :func:`_exchange_fold` (shared memory's
-    compare-and-swap is far slower than its exchange).
-
-    Returns
-    -------
-    (acc_dtype, snippet)
-        The dtype of the accumulator array and the source of
-        ``gb_scatter(acc_t* p, R_t v)``.
-    """
-    r = np.dtype(r)
-    code = monoid.code
-    head = "__device__ __forceinline__ void gb_scatter(acc_t* p, R_t v) {\n"
-    if monoid.any_value:
-        return r, head + "    *p = v;\n}\n"
-    small = r.itemsize < 4
-    if small:
-        acc = np.dtype(np.int32)
-        body = None
-        if r.kind == "b":
-            if code in ("plus", "lor", "max"):
-                body = "atomicOr(p, (int)v);"
-            elif code in ("times", "land", "min"):
-                body = "atomicAnd(p, (int)v);"
-            elif code == "lxor":
-                body = "atomicXor(p, (int)v);"
-        elif code == "plus":
-            body = "atomicAdd(p, (int)v);"
-        elif code in ("min", "max"):
-            body = f"atomic{code.capitalize()}(p, (int)v);"
-        if body is None and shared:
-            return acc, head + _exchange_fold(monoid, r, small=True) + "}\n"
-        if body is None:
-            body = (
-                "int old = *p, assumed;\n"
-                "    do {\n"
-                "        assumed = old;\n"
-                "        int nw = (int)gb_add((R_t)assumed, v);\n"
-                "        if (nw == assumed) break;\n"
-                "        old = atomicCAS(p, assumed, nw);\n"
-                "    } while (old != assumed);"
-            )
-        return acc, head + "    " + body + "\n}\n"
-    body = None
-    if code == "plus" and (r.kind == "f" or r in _INT_ATOMIC_TYPES):
-        if r.kind == "f":
-            body = "atomicAdd(p, v);"
-        elif r.itemsize == 8:
-            body = "atomicAdd((unsigned long long*)p, (unsigned long long)v);"
-        else:
-            body = f"atomicAdd(({_INT_ATOMIC_TYPES[r]}*)p, v);"
-    elif code in ("min", "max") and r in _INT_ATOMIC_TYPES:
-        ct = _INT_ATOMIC_TYPES[r]
-        body = f"atomic{code.capitalize()}(({ct}*)p, ({ct})v);"
-    if body is None and shared:
-        return r, head + _exchange_fold(monoid, r) + "}\n"
-    if body is None:
-        w = "unsigned int" if r.itemsize == 4 else "unsigned long long"
-        body = (
-            f"{w}* wp = ({w}*)p;\n"
-            f"    {w} old = *wp, assumed;\n"
-            "    do {\n"
-            "        assumed = old;\n"
-            f"        {w} nw = gb_bitcast<{w}>(gb_add(gb_bitcast<R_t>(assumed), v));\n"
-            "        if (nw == assumed) break;\n"
-            "        old = atomicCAS(wp, assumed, nw);\n"
-            "    } while (old != assumed);"
-        )
-    return r, head + "    " + body + "\n}\n"
-
-
-def _exchange_fold(monoid: Any, r: np.dtype, *, small: bool = False) -> str:
-    """The body of ``gb_scatter`` folding ``v`` into ``*p`` by atomic exchanges.
-
-    Take the accumulator's value (leaving the monoid's identity in its place), fold ``v``
-    into it and put the result back; when the word given back is not the identity, some
-    other thread stored a value in between: take it as the new ``v`` and go again.  No
-    value is lost or counted twice, and one given back equal to the identity changes
-    nothing.  It needs a commutative monoid, as every atomic fold does.  ``small``: 1- and
-    2-byte results held as ``int`` accumulators.  On an H100 (Kronecker scale 25, the
-    light panels' phase 2) ``times`` took 4.6 ms on float32 results (11.5 ms with
-    ``atomicCAS`` loops) and 8.6 ms on float64 results (24.4 ms).
-    """
-    lit = _cuda.c_literal(monoid.identity_for(r), r)
-    if small:
-        w, word, value = "unsigned int", "(unsigned int)(int)({})", "(R_t)(int)({})"
-    else:
-        w = "unsigned int" if r.itemsize == 4 else "unsigned long long"
-        word, value = f"gb_bitcast<{w}>({{}})", "gb_bitcast<R_t>({})"
-    fold = word.format(f"gb_add({value.format('t')}, {value.format('c')})")
-    return (
-        f"    {w}* wp = ({w}*)p;\n"
-        f"    const {w} id = {word.format(f'(R_t){lit}')};\n"
-        f"    {w} c = {word.format('v')};\n"
-        "    do {\n"
-        f"        const {w} t = atomicExch(wp, id);\n"
-        f"        c = atomicExch(wp, {fold});\n"
-        "    } while (c != id);\n"
-    )
-
 
 @functools.lru_cache(maxsize=1024)
 def push_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, fi: Any, xv: Any,
@@ -784,18 +374,11 @@ def push_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, fi: A
     frontier's indices and values; ``listed``: the kernel appends each reached row to a
     list of ``li`` (int32 or int64) once (warp-aggregated) instead of only flagging it.
     """
-    r = np.dtype(types[2])
-    acc, scatter = scatter_plan(semiring.add, r)
-    src = (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, fi_t=fi, xv_t=xv, acc_t=acc,
-                         li_t=np.dtype(li))
-        + _cuda.defines(GB_ISO=iso, GB_ALLOW=allow, GB_LIST=listed)
-        + scatter
-        + _PUSH_BODY
-    )
-    return src, acc
+    acc, scatter = scatter_plan(semiring.add, np.dtype(types[2]))
+    return codegen.source(
+        "mxv_push.cu", semiring=semiring, types=types,
+        names=dict(ip_t=ip, ix_t=ix, av_t=av, fi_t=fi, xv_t=xv, acc_t=acc, li_t=np.dtype(li)),
+        flags=dict(GB_ISO=iso, GB_ALLOW=allow, GB_LIST=listed), extra=scatter), acc
 
 
 @register("mxv", "csr", "gpu", "push")
@@ -829,45 +412,35 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
     Generic monoids start each output from the monoid's identity and fold into it, so a
     row whose only products are NaN gives ``min``/``max``'s identity rather than NaN.
     """
-    types = _cuda.dtypes(types)
+    types = codegen.dtypes(types)
     r = types[2]
     if x.indices is None:
-        x = _compress(x)
+        x = compress(x)
     xi, xvals = x.indices, x.values
     nf = int(xi.size)
-    total = 0
-    if nf:
-        # the frontier's degrees, then their running sums (two launches: each CuPy call
-        # costs the host ~15-20 us, which is most of a small frontier's time)
-        offs = cp.cumsum(_frontier_degrees(AT.indptr, xi))
-        total = int(offs[-1])  # the products: an upper bound of the rows reached
-    else:
-        offs = cp.zeros(1, dtype=np.int64)
+    offs = frontier_offsets(AT.indptr, xi)
+    total = int(offs[-1]) if nf else 0  # the products: an upper bound of the rows reached
     # few products: the kernel lists the rows it reaches (no pass over the flags after)
     listed = 0 < total and total * LISTED_RATIO <= nrows
     # the list in 32 bits where the rows fit: its sort takes half the radix passes
     li = np.dtype(np.int32 if nrows < 2**31 else np.int64)
-    allow = None if allow is None else _bool_array(allow)
+    allow = bool_or_none(allow)
     ax, iso = AT.values_or_iso()
     src, acc_dt = push_source(semiring, types, ip=AT.indptr.dtype, ix=AT.indices.dtype,
                               av=ax.dtype, fi=xi.dtype, xv=xvals.dtype, iso=iso,
                               allow=allow is not None, listed=listed, li=li)
-    if semiring.add.any_value:
-        acc = cp.zeros(nrows, dtype=acc_dt)
-    else:
-        ident = np.asarray(semiring.add.identity_for(r)).astype(r)
-        acc = cp.full(nrows, ident.astype(acc_dt)[()], dtype=acc_dt)
+    acc = push_accumulator(semiring.add, r, acc_dt, nrows)
     # listed: claimed through 32-bit words, so the flags are padded to a multiple of 4
     ypres = cp.zeros(-(-nrows // 4) * 4 if listed else nrows, dtype=np.bool_)
     rows = cp.empty(total if listed else 1, dtype=li)
     count = cp.zeros(1, dtype=np.uint64)
     if total and nrows:
         blk = 256
-        grid = min(_cuda.blocks(total, blk), 32 * _cuda.sm_count())
-        k = _cuda.get_function(src, "gb_push")
+        grid = min(blocks(total, blk), 32 * sm_count())
+        k = codegen.get_function(src, "gb_push")
         k((grid,), (blk,),
-          (AT.indptr, AT.indices, ax, xi, xvals, offs, np.int64(nf),
-           allow if allow is not None else _cuda.dummy(), acc, ypres, rows, count))
+          (AT.indptr, AT.indices, ax, xi, xvals, offs, np.int64(nf), or_dummy(allow), acc,
+           ypres, rows, count))
     if listed:
         idx = cp.sort(rows[:int(count[0])]).astype(np.int64, copy=False)
         y = acc[idx]
@@ -882,29 +455,10 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
     return VecData(nrows, None, y, ypres)
 
 
-@functools.cache
-def _degree_kernel() -> Any:
-    return cp.ElementwiseKernel("raw P ip, F k", "int64 d", "d = (long long)(ip[k + 1] - ip[k])",
-                                "gb_frontier_degree")
-
-
-def _frontier_degrees(indptr: Any, xi: Any) -> Any:
-    """``indptr[xi + 1] - indptr[xi]`` as int64, in one launch."""
-    return _degree_kernel()(indptr, xi)
-
-
 #: A push result with at most one entry in this many rows is returned sparse.
 SPARSE_RESULT_RATIO = 16
 #: A push with at most one product per this many rows lists the rows it reaches.
 LISTED_RATIO = SPARSE_RESULT_RATIO
-
-
-def _compress(x: VecData) -> VecData:
-    if x.present is None:
-        idx = cp.arange(x.size, dtype=np.int64)
-        return VecData(x.size, idx, x.values)
-    idx = cp.flatnonzero(_bool_array(x.present))
-    return VecData(x.size, idx, x.values[idx])
 
 
 @register("mxv", "csr", "gpu", "rowcount")

@@ -39,230 +39,9 @@ import cupy as cp
 import numpy as np
 
 from ..registry import VecData, register
-from . import _cuda
-from .mxv import _bool_array, _densify, mxv_pull, pull_schedule
-
-_MERGE_BODY = r"""
-extern "C" __global__ void gb_seg_merge(
-    const R_t* __restrict__ hv, const bool* __restrict__ hpres,
-    const R_t* __restrict__ cv, const bool* __restrict__ cpres,
-    const rm_t* __restrict__ rowmap, const long long* __restrict__ rp,
-    int nseg, long long nhot, long long nranges, long long m,
-    R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    __shared__ R_t sacc[GB_RANGE];
-    __shared__ bool shave[GB_RANGE];
-    const long long r = blockIdx.x;
-    const long long row0 = r * (long long)GB_RANGE;
-    for (int k = threadIdx.x; k < GB_RANGE; k += blockDim.x) shave[k] = false;
-    __syncthreads();
-    for (int s = 0; s < nseg; ++s) {
-        const long long a = rp[(long long)s * (nranges + 1) + r];
-        const long long b = rp[(long long)s * (nranges + 1) + r + 1];
-        for (long long e = a + threadIdx.x; e < b; e += blockDim.x) {
-            bool p;
-            R_t v;
-            if (e < nhot) {
-                p = hpres[e];
-                v = hv[e];
-            } else {
-                p = cpres[e - nhot];
-                v = cv[e - nhot];
-            }
-            if (p) {
-                /* a row appears at most once per segment: no two threads meet here */
-                const int k = (int)((long long)rowmap[e] - row0);
-                sacc[k] = shave[k] ? gb_add(sacc[k], v) : v;
-                shave[k] = true;
-            }
-        }
-        __syncthreads();
-    }
-    for (int k = threadIdx.x; k < GB_RANGE; k += blockDim.x) {
-        const long long row = row0 + k;
-        if (row < m) {
-            const bool h = shave[k];
-            y[row] = h ? sacc[k] : (R_t)0;
-            ypres[row] = h;
-        }
-    }
-}
-"""
-
-_ROWS_BODY = r"""
-/* Load (clamped) the GB_ITER entries p = lo + lane + 32 k of [lo, hi) and their x values;
-   `ok[k]` tells which are real entries with a present x.  All loads are issued before
-   any is used. */
-__device__ __forceinline__ void gb_load_products(
-    long long lo, long long hi, int lane,
-    const ix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const xv_t* __restrict__ X, const bool* __restrict__ xpres,
-    R_t (&v)[GB_ITER], bool (&ok)[GB_ITER])
-{
-    ix_t col[GB_ITER];
-#if !GB_ISO
-    av_t av[GB_ITER];
-#endif
-#pragma unroll
-    for (int k = 0; k < GB_ITER; ++k) {
-        const long long p0 = lo + lane + 32 * k;
-        const long long p = p0 < hi ? p0 : lo;
-        col[k] = Aj[p];
-#if !GB_ISO
-        av[k] = Ax[p];
-#endif
-    }
-    xv_t xk[GB_ITER];
-#pragma unroll
-    for (int k = 0; k < GB_ITER; ++k) xk[k] = X[col[k]];
-#if GB_XPRES
-    bool xp[GB_ITER];
-#pragma unroll
-    for (int k = 0; k < GB_ITER; ++k) xp[k] = xpres[col[k]];
-#endif
-#if GB_ISO
-    const T_t aiso = (T_t)Ax[0];
-#endif
-#pragma unroll
-    for (int k = 0; k < GB_ITER; ++k) {
-        ok[k] = lo + lane + 32 * k < hi;
-#if GB_XPRES
-        ok[k] = ok[k] && xp[k];
-#endif
-#if GB_ISO
-        v[k] = (R_t)gb_mul(aiso, (T_t)xk[k]);
-#else
-        v[k] = (R_t)gb_mul((T_t)av[k], (T_t)xk[k]);
-#endif
-    }
-}
-
-/* One warp per row block of at most GB_ITER * 32 entries (consecutive short rows). */
-extern "C" __global__ void gb_seg_stream(
-    const ip_t* __restrict__ Ap, const ix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const xv_t* __restrict__ X, const bool* __restrict__ xpres,
-    const bool* __restrict__ allow, const long long* __restrict__ blk, long long nblk,
-    long long nrows, R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    __shared__ R_t sv[GB_WARPS][GB_ITER * 32];
-    __shared__ bool sp[GB_WARPS][GB_ITER * 32];
-    const int w = (int)(threadIdx.x >> 5), lane = (int)(threadIdx.x & 31);
-    const long long b = (long long)blockIdx.x * GB_WARPS + w;
-    if (b >= nblk) return;
-    const long long rb = blk[b], re = b + 1 < nblk ? blk[b + 1] : nrows;
-    const long long base = (long long)Ap[rb], end = (long long)Ap[re];
-    if (re - rb == 1 && end - base > GB_SMAX) return;  /* a long row: gb_seg_long's */
-    if (end > base) {
-        R_t v[GB_ITER];
-        bool ok[GB_ITER];
-        gb_load_products(base, end, lane, Aj, Ax, X, xpres, v, ok);
-#pragma unroll
-        for (int k = 0; k < GB_ITER; ++k) {
-            sv[w][lane + 32 * k] = v[k];
-            sp[w][lane + 32 * k] = ok[k];
-        }
-    }
-    __syncwarp();
-    for (long long row = rb + lane; row < re; row += 32) {
-        bool have = false;
-        R_t acc = (R_t)0;
-#if GB_ALLOW
-        if (allow[row])
-#endif
-        {
-            const int lo = (int)((long long)Ap[row] - base);
-            const int hi = (int)((long long)Ap[row + 1] - base);
-            for (int k = lo; k < hi; ++k) {
-                if (!sp[w][k]) continue;
-                const R_t val = sv[w][k];
-                acc = have ? gb_add(acc, val) : val;
-                have = true;
-#if GB_TERM_KIND == 2
-                break;
-#elif GB_TERM_KIND == 1
-                if (acc == GB_TERM) break;
-#endif
-            }
-        }
-        y[row] = have ? acc : (R_t)0;
-        ypres[row] = have;
-    }
-}
-
-/* One warp per chunk of GB_ITER * 32 entries of a long row. */
-extern "C" __global__ void gb_seg_long(
-    const ip_t* __restrict__ Ap, const ix_t* __restrict__ Aj, const av_t* __restrict__ Ax,
-    const xv_t* __restrict__ X, const bool* __restrict__ xpres,
-    const bool* __restrict__ allow,
-    const long long* __restrict__ lrows, const long long* __restrict__ cptr,
-    const int* __restrict__ cslot, long long nchunks,
-    R_t* __restrict__ part, bool* __restrict__ ppres)
-{
-    const long long c = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    if (c >= nchunks) return;
-    const int lane = (int)(threadIdx.x & 31);
-    const int s = cslot[c];
-    const long long row = lrows[s];
-    bool have = false;
-    R_t acc = (R_t)0;
-#if GB_ALLOW
-    if (allow[row])
-#endif
-    {
-        const long long lo = (long long)Ap[row] + (c - cptr[s]) * (long long)(GB_ITER * 32);
-        const long long end = (long long)Ap[row + 1];
-        const long long hi = lo + GB_ITER * 32 < end ? lo + GB_ITER * 32 : end;
-        R_t v[GB_ITER];
-        bool ok[GB_ITER];
-        gb_load_products(lo, hi, lane, Aj, Ax, X, xpres, v, ok);
-#pragma unroll
-        for (int k = 0; k < GB_ITER; ++k) {
-            if (ok[k]) {
-                acc = have ? gb_add(acc, v[k]) : v[k];
-                have = true;
-            }
-        }
-    }
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        const R_t oa = gb_shfl_xor(0xffffffffu, acc, off);
-        const bool oh = gb_shfl_xor(0xffffffffu, have, off);
-        if (oh) {
-            acc = have ? gb_add(acc, oa) : oa;
-            have = true;
-        }
-    }
-    if (lane == 0) {
-        part[c] = acc;
-        ppres[c] = have;
-    }
-}
-
-extern "C" __global__ void gb_seg_combine(
-    const long long* __restrict__ lrows, const long long* __restrict__ cptr, long long nlong,
-    const R_t* __restrict__ part, const bool* __restrict__ ppres,
-    R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    const long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (s >= nlong) return;
-    bool have = false;
-    R_t acc = (R_t)0;
-    for (long long c = cptr[s]; c < cptr[s + 1]; ++c) {
-        if (ppres[c]) {
-            acc = have ? gb_add(acc, part[c]) : part[c];
-            have = true;
-#if GB_TERM_KIND == 2
-            break;
-#elif GB_TERM_KIND == 1
-            if (acc == GB_TERM) break;
-#endif
-        }
-    }
-    const long long row = lrows[s];
-    y[row] = have ? acc : (R_t)0;
-    ypres[row] = have;
-}
-"""
+from . import codegen
+from .launch import blocks, bool_or_none, dense_x, dummy, empty_result, or_dummy
+from .mxv import mxv_pull, pull_schedule
 
 #: Warps per thread block of the row kernels.
 ROW_WARPS = 8
@@ -296,15 +75,11 @@ def rows_source(semiring: Any, types: tuple, *, ip: Any, ix: Any, av: Any, xv: A
     -------
     str
     """
-    return (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(ip_t=ip, ix_t=ix, av_t=av, xv_t=xv)
-        + _cuda.terminal_snippet(semiring.add, types[2])
-        + _cuda.defines(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_SMAX=int(smax),
-                        GB_ITER=int(iters), GB_WARPS=ROW_WARPS)
-        + _ROWS_BODY
-    )
+    return codegen.source(
+        "seg_rows.cu", semiring=semiring, types=types,
+        names=dict(ip_t=ip, ix_t=ix, av_t=av, xv_t=xv), terminal=True,
+        flags=dict(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_SMAX=int(smax),
+                   GB_ITER=int(iters), GB_WARPS=ROW_WARPS))
 
 
 def pull_rows(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
@@ -333,24 +108,23 @@ def pull_rows(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
     """
     m = A.shape[0]
     r = types[2]
-    y = cp.empty(m, dtype=r)
-    ypres = cp.empty(m, dtype=np.bool_)
+    out = empty_result(m, r)
     if m == 0:
-        return VecData(m, None, y, ypres)
+        return out
+    y, ypres = out.values, out.present
     iters = -(-(int(block) + int(smax)) // 32)
     sched = pull_schedule(A, chunk=32 * iters, smax=int(smax), mode="stream",
                           block=int(block))
     ax, iso = A.values_or_iso()
     xv = x.values
-    xpres = None if x.present is None else _bool_array(x.present)
+    xpres = bool_or_none(x.present)
     src = rows_source(semiring, types, ip=A.indptr.dtype, ix=A.indices.dtype, av=ax.dtype,
                       xv=xv.dtype, iso=iso, xpres=xpres is not None,
                       allow=allow is not None, smax=sched.smax, iters=iters)
-    xp_arg = xpres if xpres is not None else _cuda.dummy()
-    al_arg = allow if allow is not None else _cuda.dummy()
+    xp_arg, al_arg = or_dummy(xpres), or_dummy(allow)
     threads = 32 * ROW_WARPS
     nb = sched.nblk
-    _cuda.get_function(src, "gb_seg_stream")(
+    codegen.get_function(src, "gb_seg_stream")(
         (max(1, (nb + ROW_WARPS - 1) // ROW_WARPS),), (threads,),
         (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.blk, np.int64(nb), np.int64(m),
          y, ypres))
@@ -358,14 +132,14 @@ def pull_rows(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
         nch = sched.nchunks
         part = cp.empty(nch, dtype=r)
         ppres = cp.empty(nch, dtype=np.bool_)
-        _cuda.get_function(src, "gb_seg_long")(
-            (_cuda.blocks(nch * 32, threads),), (threads,),
+        codegen.get_function(src, "gb_seg_long")(
+            (blocks(nch * 32, threads),), (threads,),
             (A.indptr, A.indices, ax, xv, xp_arg, al_arg, sched.long_rows, sched.cptr,
              sched.cslot, np.int64(nch), part, ppres))
-        _cuda.get_function(src, "gb_seg_combine")(
-            (_cuda.blocks(sched.nlong, threads),), (threads,),
+        codegen.get_function(src, "gb_seg_combine")(
+            (blocks(sched.nlong, threads),), (threads,),
             (sched.long_rows, sched.cptr, np.int64(sched.nlong), part, ppres, y, ypres))
-    return VecData(m, None, y, ypres)
+    return out
 
 
 #: Threads per merge block.
@@ -393,13 +167,8 @@ def merge_source(semiring: Any, types: tuple, *, rm: Any, range_rows: int) -> st
     -------
     str
     """
-    return (
-        _cuda.PREAMBLE
-        + _cuda.semiring_snippet(semiring, types)
-        + _cuda.typedefs(rm_t=rm)
-        + _cuda.defines(GB_RANGE=int(range_rows))
-        + _MERGE_BODY
-    )
+    return codegen.source("seg_merge.cu", semiring=semiring, types=types,
+                          names=dict(rm_t=rm), flags=dict(GB_RANGE=int(range_rows)))
 
 
 def _check_range(range_rows: int, r: np.dtype) -> None:
@@ -449,14 +218,12 @@ def mxv_pull_segmented(S: Any, x: VecData, allow: Any, semiring: Any, types: tup
         Dense, dtype R, with ``present`` flags.
     """
     m, n = S.shape
-    if x.indices is not None:
-        x = _densify(x, n)
-    types = _cuda.dtypes(types)
+    x = dense_x(x, n)
+    types = codegen.dtypes(types)
     r = types[2]
-    y = cp.empty(m, dtype=r)
-    ypres = cp.empty(m, dtype=np.bool_)
+    out = empty_result(m, r)
     if m == 0:
-        return VecData(m, None, y, ypres)
+        return out
     _check_range(S.range_rows, r)
     if kernel == "stream":
         rows = pull_rows
@@ -466,7 +233,7 @@ def mxv_pull_segmented(S: Any, x: VecData, allow: Any, semiring: Any, types: tup
         raise ValueError(f"mxv gpu_segmented: kernel must be 'stream' or 'csr', got {kernel!r}")
     allow_l = None
     if allow is not None:
-        allow_l = _bool_array(allow)[S.rowmap]
+        allow_l = bool_or_none(allow)[S.rowmap]
     nh = S.n_hot_rows
     nc = S.cold_csr.shape[0]
     if nh:
@@ -477,17 +244,17 @@ def mxv_pull_segmented(S: Any, x: VecData, allow: Any, semiring: Any, types: tup
                   **hot_knobs)
         hv, hp = yh.values, yh.present
     else:
-        hv, hp = _cuda.dummy(r), _cuda.dummy()
+        hv, hp = dummy(r), dummy()
     if nc:
         yc = rows(S.cold_csr, x, None if allow_l is None else allow_l[nh:], semiring, types,
                   **knobs)
         cv, cpres = yc.values, yc.present
     else:
-        cv, cpres = _cuda.dummy(r), _cuda.dummy()
+        cv, cpres = dummy(r), dummy()
     src = merge_source(semiring, types, rm=S.rowmap.dtype, range_rows=S.range_rows)
     nr = S.nranges
-    _cuda.get_function(src, "gb_seg_merge")(
+    codegen.get_function(src, "gb_seg_merge")(
         (nr,), (MERGE_THREADS,),
         (hv, hp, cv, cpres, S.rowmap, S.range_ptr, np.int32(S.nseg), np.int64(nh),
-         np.int64(nr), np.int64(m), y, ypres))
-    return VecData(m, None, y, ypres)
+         np.int64(nr), np.int64(m), out.values, out.present))
+    return out

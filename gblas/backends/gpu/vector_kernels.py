@@ -19,78 +19,19 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register
-from . import _cuda
+from . import codegen
+from .launch import blocks, dummy, sm_count
 
-__all__ = ["pagerank_step", "read_async"]
+__all__ = ["pagerank_source", "pagerank_step", "read_async"]
 
 _BLOCK = 256
 #: Blocks per multiprocessor of the step (a grid-stride loop covers the rest).
 _BLOCKS_PER_SM = 8
 
-_SOURCE = r"""
-__device__ __forceinline__ double gb_warp_sum(double v) {
-    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
-    return v;
-}
+def pagerank_source() -> str:
+    """CUDA source of ``gb_pagerank_step`` (``cuda/pagerank.cu``)."""
+    return codegen.source("pagerank.cu")
 
-/* Sums a and b over the block; thread 0 gets the totals. */
-__device__ __forceinline__ void gb_block_sum2(double& a, double& b) {
-    __shared__ double sa[32], sb[32];
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    a = gb_warp_sum(a);
-    b = gb_warp_sum(b);
-    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
-    __syncthreads();
-    int nw = (blockDim.x + 31) >> 5;
-    a = (threadIdx.x < nw) ? sa[threadIdx.x] : 0.0;
-    b = (threadIdx.x < nw) ? sb[threadIdx.x] : 0.0;
-    if (warp == 0) { a = gb_warp_sum(a); b = gb_warp_sum(b); }
-    __syncthreads();
-}
-
-extern "C" __global__ void gb_pagerank_step(
-        const double* __restrict__ y, const bool* __restrict__ ypres, int has_ypres,
-        const double* __restrict__ p, int has_p, double p_uniform,
-        const double* __restrict__ r, const double* __restrict__ w, double alpha,
-        long long n, const double* __restrict__ state_in,
-        double* __restrict__ r_new, double* __restrict__ s_new,
-        double* __restrict__ state_out, double* partials, unsigned int* ticket) {
-    const double c = alpha * state_in[1] + (1.0 - alpha);
-    double err = 0.0, dang = 0.0;
-    long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-        double yi = (has_ypres && !ypres[i]) ? 0.0 : y[i];
-        double rn = yi + c * (has_p ? p[i] : p_uniform);
-        double wi = w[i];
-        r_new[i] = rn;
-        s_new[i] = rn * wi;
-        err += fabs(rn - r[i]);
-        if (wi == 0.0) dang += rn;
-    }
-    gb_block_sum2(err, dang);
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = err;
-        partials[gridDim.x + blockIdx.x] = dang;
-        __threadfence();
-        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    double a = 0.0, b = 0.0;
-    for (unsigned int k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
-        a += ((volatile double*)partials)[k];
-        b += ((volatile double*)partials)[gridDim.x + k];
-    }
-    gb_block_sum2(a, b);
-    if (threadIdx.x == 0) {
-        state_out[0] = a;
-        state_out[1] = b;
-        *ticket = 0u;
-    }
-}
-"""
 
 _WORK: dict = {}
 
@@ -152,12 +93,12 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     n = int(r.shape[0])
     if state_out is None:
         state_out = cp.empty(2, dtype=np.float64)
-    nblocks = max(1, min(_cuda.blocks(n, _BLOCK), _cuda.sm_count() * _BLOCKS_PER_SM))
+    nblocks = max(1, min(blocks(n, _BLOCK), sm_count() * _BLOCKS_PER_SM))
     partials, ticket = _workspace(nblocks)
-    dummy_f = _cuda.dummy(np.float64)
-    fn = _cuda.get_function(_SOURCE, "gb_pagerank_step")
+    dummy_f = dummy(np.float64)
+    fn = codegen.get_function(pagerank_source(), "gb_pagerank_step")
     fn((nblocks,), (_BLOCK,),
-       (y_values, _cuda.dummy() if y_present is None else y_present,
+       (y_values, dummy() if y_present is None else y_present,
         np.int32(y_present is not None), dummy_f if p is None else p, np.int32(p is not None),
         np.float64(p_uniform), r, w, np.float64(alpha), np.int64(n), state_in, r_new, s_new,
         state_out, partials, ticket))

@@ -1,0 +1,65 @@
+/* One fused PageRank vector step: the next ranks and the two sums (the change and the
+   dangling rank) folded per thread, warp and block, the blocks' pairs added by the
+   last block to finish. */
+__device__ __forceinline__ double gb_warp_sum(double v) {
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Sums a and b over the block; thread 0 gets the totals. */
+__device__ __forceinline__ void gb_block_sum2(double& a, double& b) {
+    __shared__ double sa[32], sb[32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    a = gb_warp_sum(a);
+    b = gb_warp_sum(b);
+    if (lane == 0) { sa[warp] = a; sb[warp] = b; }
+    __syncthreads();
+    int nw = (blockDim.x + 31) >> 5;
+    a = (threadIdx.x < nw) ? sa[threadIdx.x] : 0.0;
+    b = (threadIdx.x < nw) ? sb[threadIdx.x] : 0.0;
+    if (warp == 0) { a = gb_warp_sum(a); b = gb_warp_sum(b); }
+    __syncthreads();
+}
+
+extern "C" __global__ void gb_pagerank_step(
+        const double* __restrict__ y, const bool* __restrict__ ypres, int has_ypres,
+        const double* __restrict__ p, int has_p, double p_uniform,
+        const double* __restrict__ r, const double* __restrict__ w, double alpha,
+        long long n, const double* __restrict__ state_in,
+        double* __restrict__ r_new, double* __restrict__ s_new,
+        double* __restrict__ state_out, double* partials, unsigned int* ticket) {
+    const double c = alpha * state_in[1] + (1.0 - alpha);
+    double err = 0.0, dang = 0.0;
+    long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        double yi = (has_ypres && !ypres[i]) ? 0.0 : y[i];
+        double rn = yi + c * (has_p ? p[i] : p_uniform);
+        double wi = w[i];
+        r_new[i] = rn;
+        s_new[i] = rn * wi;
+        err += fabs(rn - r[i]);
+        if (wi == 0.0) dang += rn;
+    }
+    gb_block_sum2(err, dang);
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = err;
+        partials[gridDim.x + blockIdx.x] = dang;
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    double a = 0.0, b = 0.0;
+    for (unsigned int k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
+        a += ((volatile double*)partials)[k];
+        b += ((volatile double*)partials)[gridDim.x + k];
+    }
+    gb_block_sum2(a, b);
+    if (threadIdx.x == 0) {
+        state_out[0] = a;
+        state_out[1] = b;
+        *ticket = 0u;
+    }
+}
