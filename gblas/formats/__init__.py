@@ -1,7 +1,16 @@
-"""Storage formats behind the Format protocol (CSR is the hub)."""
+"""Storage formats behind the Format contract (CSR is the hub); importing the package
+registers every format (their kernels load on first use)."""
 
-from .base import FORMATS, Format, get_format_class, register_format
+from . import (  # noqa: E402,F401,I001  (registers each format)
+    gpu_heavy_light,
+    gpu_segmented,
+    gpu_shards,
+    heavy_light,
+    segmented,
+    shards,
+)
+from .base import FORMATS, Format, FormatBase, get_format_class, pull_formats, register_format
 from .csr import CSR
 
-__all__ = ["CSR", "FORMATS", "Format", "get_format_class", "register_format"]
-from . import gpu_heavy_light, gpu_segmented, gpu_shards  # noqa: E402,F401  (GPU cache-aware formats)
+__all__ = ["CSR", "FORMATS", "Format", "FormatBase", "get_format_class", "pull_formats",
+           "register_format"]

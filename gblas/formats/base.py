@@ -1,13 +1,25 @@
-"""The Format protocol and the format registry.
+"""The format contract and the format registry.
 
 A format is a storage layout of a matrix built from (and convertible back to) CSR.  The
 Matrix keeps its canonical CSR and a cache of the derived formats the planner asked for.
-New formats slot in by defining a class with this protocol and registering it.
+A format is a class that fills the :class:`Format` protocol, inherits the declarations
+of :class:`FormatBase` it does not override, and is registered with
+:func:`register_format`; the planner then weighs it by its declarations (devices, pull
+rank, build cost, cost model) without naming it, and the shared format-contract tests run
+on it.
+
+Examples
+--------
+>>> from gblas.formats import FORMATS, pull_formats
+>>> pull_formats("cpu")
+('csr', 'shards', 'segmented', 'heavy_light')
+>>> FORMATS["segmented"].devices
+('cpu',)
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 FORMATS: dict[str, type] = {}
 
@@ -31,13 +43,45 @@ class Format(Protocol):
     def to_device(self, device: str) -> Format: ...
 
 
+class FormatBase:
+    """The declarations the planner reads from a format class, with their defaults."""
+
+    name: ClassVar[str]
+    #: Devices the format is built on (its kernels are looked up per device).
+    devices: ClassVar[tuple[str, ...]] = ("cpu",)
+    #: Rank among the pull-SpMV candidates, lower first on ties; None: not a candidate.
+    pull_rank: ClassVar[int | None] = None
+    #: Build cost on the CPU: ns per entry and thread, plus a fixed overhead in seconds.
+    build_ns_entry: ClassVar[float] = 0.0
+    build_overhead_s: ClassVar[float] = 0.0
+
+    @classmethod
+    def build_params(cls, hw: Any) -> dict:
+        """The default build parameters on the machine ``hw`` (segment size, tiles...)."""
+        return {}
+
+    @classmethod
+    def pull_estimate(cls, ctx: Any) -> Any:
+        """The :class:`~gblas.formats.costing.Estimate` of a pull SpMV in this format
+        (``ctx``: a :class:`~gblas.formats.costing.PullContext`); None: not estimated."""
+        return None
+
+
 def register_format(cls: type) -> type:
     """Class decorator: make a format available to the planner by its ``name``."""
     FORMATS[cls.name] = cls
     return cls
 
 
+def pull_formats(device: str | None = None) -> tuple[str, ...]:
+    """The registered pull-SpMV candidates (on ``device``), in rank order."""
+    cands = [c for c in FORMATS.values() if getattr(c, "pull_rank", None) is not None
+             and (device is None or device in getattr(c, "devices", ("cpu",)))]
+    return tuple(c.name for c in sorted(cands, key=lambda c: c.pull_rank))
+
+
 def get_format_class(name: str) -> type:
+    """The registered format class ``name``; a clear error naming the known ones."""
     from ..exceptions import InvalidValue, bad_arg
 
     if name not in FORMATS:

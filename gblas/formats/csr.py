@@ -18,7 +18,7 @@ import numpy as np
 from .. import dtypes
 from .._device import device_of, to_device, xp_for
 from ..exceptions import InvalidObject
-from .base import register_format
+from .base import FormatBase, register_format
 
 #: Below this many entries a NumPy argsort of the keys is as fast as a counting sort.
 _SMALL_SORT = 1 << 14
@@ -37,7 +37,7 @@ def _sorted_csr(rows: np.ndarray, cols: np.ndarray, m: int):
 
 @register_format
 @dataclass(eq=False)
-class CSR:
+class CSR(FormatBase):
     """Compressed sparse rows with optional iso values.
 
     Examples
@@ -49,6 +49,8 @@ class CSR:
     """
 
     name: ClassVar[str] = "csr"
+    devices: ClassVar[tuple[str, ...]] = ("cpu", "gpu")
+    pull_rank: ClassVar[int | None] = 0
 
     shape: tuple[int, int]
     indptr: Any
@@ -57,6 +59,18 @@ class CSR:
     dtype: np.dtype
     iso_value: Any = None
     device: str = "cpu"
+
+    @classmethod
+    def pull_estimate(cls, ctx):
+        """Row-parallel pull: gathers of x beyond the cached share miss (a whole line for
+        one value); the slowest row block sets the time."""
+        from .costing import NS, NS_EDGE_CACHED, NS_EDGE_MISS, NS_ROW, Estimate
+
+        m = ctx.csr.shape[0]
+        t = (ctx.entries * (NS_EDGE_CACHED + ctx.miss * NS_EDGE_MISS) + m * NS_ROW) * NS
+        t *= ctx.imbalance / ctx.threads
+        nbytes = ctx.stream + ctx.x_data + int(ctx.miss * ctx.entries * ctx.hw.line)
+        return Estimate(cls.name, t, 0.0, int(nbytes), f"imbalance {ctx.imbalance:.2f}")
 
     # ------------------------------------------------------------------ construction
     @classmethod

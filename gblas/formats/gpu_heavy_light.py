@@ -91,7 +91,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import to_device, xp_for
-from .base import register_format
+from .base import FormatBase, register_format
 from .csr import CSR
 from .light_panels import LightPanels, exclusive_cumsum, panel_params
 
@@ -134,7 +134,7 @@ _START, _PER, _CP, _RP, _LO, _SPAN = range(6)
 
 @register_format
 @dataclass(eq=False)
-class GPUHeavyLight:
+class GPUHeavyLight(FormatBase):
     """Heavy 2D tiles in thread-block units plus a light CSR (see the module documentation).
 
     Build it with :meth:`from_csr`.
@@ -150,6 +150,9 @@ class GPUHeavyLight:
     """
 
     name: ClassVar[str] = "gpu_heavy_light"
+    devices: ClassVar[tuple[str, ...]] = ("gpu",)
+    #: its estimate is :func:`gblas.planner.cost.gpu_pull_estimates` (with csr's on the GPU)
+    pull_rank: ClassVar[int | None] = 5
 
     shape: tuple[int, int]
     dtype: np.dtype

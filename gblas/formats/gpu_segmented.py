@@ -45,7 +45,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import to_device, xp_for
-from .base import register_format
+from .base import FormatBase, register_format
 from .csr import CSR
 
 #: L2 size assumed when the format is built off the GPU (bytes): an H100's.
@@ -94,7 +94,7 @@ def segment_width(l2_bytes: int, value_bytes: int, fraction: float) -> int:
 
 @register_format
 @dataclass(eq=False)
-class GPUSegmented:
+class GPUSegmented(FormatBase):
     """TOCAB segmented CSR with local row ids, a hot segment and merge ranges.
 
     Build it with :meth:`from_csr`; see the module docstring for the layout.
@@ -112,6 +112,9 @@ class GPUSegmented:
     """
 
     name: ClassVar[str] = "gpu_segmented"
+    devices: ClassVar[tuple[str, ...]] = ("gpu",)
+    #: its estimate is :func:`gblas.planner.cost.gpu_pull_estimates` (with csr's on the GPU)
+    pull_rank: ClassVar[int | None] = 4
 
     shape: tuple[int, int]
     hot_cols: Any

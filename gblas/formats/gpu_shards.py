@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import to_device, xp_for
-from .base import register_format
+from .base import FormatBase, register_format
 from .csr import CSR
 
 #: Accumulator slots per shard (replicas included): 8192 x (4-byte value + flag) = 40 KB.
@@ -67,7 +67,7 @@ def replication_factor(edges: np.ndarray, rows: np.ndarray, max_rep: int = MAX_R
 
 @register_format
 @dataclass(eq=False)
-class GPUShards:
+class GPUShards(FormatBase):
     """Replicated shards (see the module docstring).
 
     Examples
@@ -83,6 +83,7 @@ class GPUShards:
     """
 
     name: ClassVar[str] = "gpu_shards"
+    devices: ClassVar[tuple[str, ...]] = ("gpu",)
 
     shape: tuple[int, int]
     dst: Any

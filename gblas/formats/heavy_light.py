@@ -49,9 +49,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .base import register_format
+from .common import grouped_kernels, machine, on_cpu, pow2_floor
+from .costing import NS_EDGE_L2
 from .csr import CSR
 from .reorder import resolve
-from .segmented import GroupedRows, _cpu, _hardware, _kernels, _pow2_floor
+from .segmented import GroupedRows
 
 __all__ = ["HeavyLight", "default_tile_sizes"]
 
@@ -68,8 +70,8 @@ def default_tile_sizes(hw) -> tuple[int, int, int]:
     >>> default_tile_sizes(Hardware(48 << 10, 1 << 20, 32 << 20, 64, 2, "sysfs"))
     (65536, 131072, 8192)
     """
-    tile_cols = _pow2_floor(max(1, hw.l2 // (2 * TILE_VALUE_BYTES)))
-    tile_rows = _pow2_floor(max(1, hw.l2 // 16))
+    tile_cols = pow2_floor(max(1, hw.l2 // (2 * TILE_VALUE_BYTES)))
+    tile_rows = pow2_floor(max(1, hw.l2 // 16))
     threshold = max(1, tile_cols * TILE_VALUE_BYTES // hw.line)
     return tile_rows, tile_cols, threshold
 
@@ -102,6 +104,24 @@ class HeavyLight(GroupedRows):
     """
 
     name: ClassVar[str] = "heavy_light"
+    pull_rank: ClassVar[int | None] = 3
+    #: a relabelled copy, then the grouping into tiles
+    build_ns_entry: ClassVar[float] = 45.0
+    build_overhead_s: ClassVar[float] = 3e-3
+
+    @classmethod
+    def build_params(cls, hw) -> dict:
+        return {"tile_cols": default_tile_sizes(hw)[1]}
+
+    @classmethod
+    def pull_estimate(cls, ctx):
+        """MultiGraph: column panels whose slice of x stays in the L2, tasks balanced
+        across threads, local rows merged after."""
+        n = ctx.csr.shape[1]
+        cols = ctx.sizes.get("tile_cols") or cls.build_params(ctx.hw)["tile_cols"]
+        k = max(1, -(-n // max(1, cols)))
+        return ctx.grouped_estimate(cls.name, k, NS_EDGE_L2, ctx.build_seconds(
+            cls.build_ns_entry, cls.build_overhead_s), "column panels", balanced=True)
 
     tile_rows: int = 1
     tile_cols: int = 1
@@ -117,8 +137,8 @@ class HeavyLight(GroupedRows):
                  threads: int | None = None) -> HeavyLight:
         """Build from a CSR (on any device; built on the CPU, returned on its device)."""
         device = csr.device
-        csr = _cpu(csr)
-        hw = _hardware()
+        csr = on_cpu(csr)
+        hw = machine()
         d_rows, d_cols, d_thr = default_tile_sizes(hw)
         TR = int(tile_rows) if tile_rows is not None else d_rows
         TC = int(tile_cols) if tile_cols is not None else d_cols
@@ -129,7 +149,7 @@ class HeavyLight(GroupedRows):
         src_dtypes = (csr.indptr.dtype, csr.indices.dtype)
         work, perm, reorder = resolve(csr, reorder, hw.l2, TILE_VALUE_BYTES, hw.line)
         m, n = csr.shape
-        k = _kernels()
+        k = grouped_kernels()
         counts = k.tile_counts(np.asarray(work.indptr), np.asarray(work.indices), n, TR, TC, P)
         ncp, nrp = counts.shape
         heavy = counts >= thr

@@ -56,7 +56,9 @@ import numpy as np
 
 from .. import dtypes
 from .._device import to_device
-from .base import register_format
+from .base import FormatBase, register_format
+from .common import build_kernels, grouped_kernels, machine, on_cpu, pow2_floor
+from .costing import NS_EDGE_CACHED
 from .csr import CSR
 from .reorder import choose_ordering, inverse_permutation, relabel_columns, restore_columns
 
@@ -69,34 +71,8 @@ SEGMENT_CACHE_FRACTION = 0.25
 SEGMENT_VALUE_BYTES = 4
 
 
-def _pow2_floor(n: int) -> int:
-    return 1 << max(0, int(n).bit_length() - 1)
-
-
-def _hardware():
-    from .. import hardware  # leaf module: reads the machine, imports nothing of ours
-
-    return hardware.detect()
-
-
-def _kernels():
-    from ..backends.cpu import segmented  # Numba: imported on the first build only
-
-    return segmented
-
-
-def _build_kernels():
-    from ..backends.cpu import build  # Numba: imported on the first build only
-
-    return build
-
-
-def _cpu(csr: CSR) -> CSR:
-    return csr.to_device("cpu") if csr.device != "cpu" else csr
-
-
 @dataclass(eq=False)
-class GroupedRows:
+class GroupedRows(FormatBase):
     """Entries in groups of local rows with a local-to-global row map (see module doc).
 
     Not a format by itself: :class:`SegmentedCSR` (groups = column segments) and
@@ -132,7 +108,7 @@ class GroupedRows:
     def _group(csr: CSR, tile_rows: int, tile_cols: int, gtab: np.ndarray, ngroups: int,
                threads: int) -> dict:
         """Regroup ``csr``'s entries (see :func:`gblas.backends.cpu.segmented.build_groups`)."""
-        k = _kernels()
+        k = grouped_kernels()
         m, _ = csr.shape
         g = k.build_groups(np.asarray(csr.indptr), np.asarray(csr.indices), max(1, tile_rows),
                            max(1, tile_cols), np.ascontiguousarray(gtab, dtype=np.int64),
@@ -144,7 +120,7 @@ class GroupedRows:
 
     @staticmethod
     def _merge_plan(group_rows, rowmap, lptr, nrows: int, block: int, threads: int):
-        k = _kernels()
+        k = grouped_kernels()
         block_ptr, lo, hi = k.merge_slices(group_rows, rowmap, block, nrows)
         nblocks = block_ptr.size - 1
         seglen = np.zeros(lo.size + 1, dtype=np.int64)
@@ -155,7 +131,7 @@ class GroupedRows:
     @staticmethod
     def _split_rows(lptr: np.ndarray, lo: int, hi: int, threads: int) -> np.ndarray:
         """Local rows [lo, hi) in ``threads`` ranges of equal cost (entries + rows)."""
-        k = _kernels()
+        k = grouped_kernels()
         cost = lptr[lo:hi + 1].astype(np.int64) - int(lptr[lo]) + np.arange(hi - lo + 1)
         return lo + k.split_cost(cost, threads)
 
@@ -300,6 +276,24 @@ class SegmentedCSR(GroupedRows):
     """
 
     name: ClassVar[str] = "segmented"
+    pull_rank: ClassVar[int | None] = 2
+    #: one count and one fill pass that relabel and group the entries (build.py)
+    build_ns_entry: ClassVar[float] = 60.0
+    build_overhead_s: ClassVar[float] = 2e-3
+
+    @classmethod
+    def build_params(cls, hw) -> dict:
+        return {"segment_size": default_segment_size(hw)}
+
+    @classmethod
+    def pull_estimate(cls, ctx):
+        """Cagra: random reads confined to a segment's cached slice of x, local rows
+        merged after (``E + 2qV + V`` bytes)."""
+        n = ctx.csr.shape[1]
+        size = ctx.sizes.get("segment_size") or cls.build_params(ctx.hw)["segment_size"]
+        k = max(1, -(-n // max(1, size)))
+        return ctx.grouped_estimate(cls.name, k, NS_EDGE_CACHED, ctx.build_seconds(
+            cls.build_ns_entry, cls.build_overhead_s), "segments", balanced=False)
 
     segment_size: int = 1
     reorder: str | None = None
@@ -309,8 +303,8 @@ class SegmentedCSR(GroupedRows):
                  block_size: int | None = None, threads: int | None = None) -> SegmentedCSR:
         """Build from a CSR (on any device; built on the CPU, returned on its device)."""
         device = csr.device
-        csr = _cpu(csr)
-        hw = _hardware()
+        csr = on_cpu(csr)
+        hw = machine()
         m, n = csr.shape
         W = int(segment_size) if segment_size is not None else default_segment_size(hw)
         if W < 1:
@@ -327,7 +321,7 @@ class SegmentedCSR(GroupedRows):
         elif perm is not None:  # two increasing runs: relabelled while grouping
             inv = inverse_permutation(perm)
         # one count and one fill pass over the entries (values moved with them)
-        g = _build_kernels().segment_groups(
+        g = build_kernels().segment_groups(
             np.asarray(work.indptr), np.asarray(work.indices), work.values, n, W, inv,
             split or 0, P, dtypes.index_dtype(csr.nnz), dtypes.index_dtype(max(m - 1, 0)))
         gr = g["group_rows"]
@@ -383,7 +377,7 @@ def default_segment_size(hw) -> int:
     >>> default_segment_size(Hardware(48 << 10, 1 << 20, 32 << 20, 64, 2, "sysfs"))
     2097152
     """
-    return _pow2_floor(max(1, int(hw.l3 * SEGMENT_CACHE_FRACTION) // SEGMENT_VALUE_BYTES))
+    return pow2_floor(max(1, int(hw.l3 * SEGMENT_CACHE_FRACTION) // SEGMENT_VALUE_BYTES))
 
 
 def default_block_size(hw) -> int:
@@ -395,4 +389,4 @@ def default_block_size(hw) -> int:
     >>> default_block_size(Hardware(48 << 10, 1 << 20, 32 << 20, 64, 2, "sysfs"))
     2048
     """
-    return _pow2_floor(max(1, hw.l1d // 16))
+    return pow2_floor(max(1, hw.l1d // 16))

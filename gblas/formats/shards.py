@@ -46,7 +46,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._device import to_device
-from .base import register_format
+from .base import FormatBase, register_format
+from .common import machine
 from .csr import CSR
 
 __all__ = ["MAX_REPLICATION", "Shards", "replication_factors"]
@@ -85,15 +86,9 @@ def replication_factors(shard_ptr: np.ndarray, indptr: np.ndarray) -> np.ndarray
     return (2 ** e).astype(np.uint8)
 
 
-def _hardware():
-    from .. import hardware
-
-    return hardware.detect()
-
-
 @register_format
 @dataclass(eq=False)
-class Shards:
+class Shards(FormatBase):
     """Garaph's replicated shards over a CSR (see the module documentation).
 
     Parameters of :meth:`from_csr`
@@ -114,6 +109,21 @@ class Shards:
     """
 
     name: ClassVar[str] = "shards"
+    pull_rank: ClassVar[int | None] = 1
+    build_overhead_s: ClassVar[float] = 1e-5
+
+    @classmethod
+    def pull_estimate(cls, ctx):
+        """Garaph: the CSR kernel's work in edge-balanced parts (no slow row block)."""
+        from .costing import NS, NS_EDGE_CACHED, NS_EDGE_MISS, NS_ROW, Estimate
+
+        m = ctx.csr.shape[0]
+        P = ctx.threads
+        t = (ctx.entries * (NS_EDGE_CACHED + ctx.miss * NS_EDGE_MISS) + m * NS_ROW) * NS / P
+        t *= 1.0 + (P - 1) / max(m, 1)
+        nbytes = ctx.stream + ctx.x_data + int(ctx.miss * ctx.entries * ctx.hw.line)
+        return Estimate(cls.name, t, ctx.build_seconds(0.0, cls.build_overhead_s),
+                        int(nbytes), f"{P} edge-balanced parts")
 
     shape: tuple[int, int]
     indptr: Any
@@ -132,7 +142,7 @@ class Shards:
     def from_csr(cls, csr: CSR, *, threads: int | None = None,
                  shard_rows: int | None = None) -> Shards:
         """Build from a CSR (its arrays are shared, not copied)."""
-        hw = _hardware()
+        hw = machine()
         P = max(1, int(threads) if threads is not None else hw.threads)
         V = int(shard_rows) if shard_rows is not None else max(1, hw.l1d // 4)
         if V < 1:

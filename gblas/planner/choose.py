@@ -30,17 +30,10 @@ from .. import hardware
 from ..backends.registry import KernelKey, has_kernel
 from ..config import Settings
 from ..exceptions import NoKernel
-from ..formats import FORMATS
-from ..formats import heavy_light as _heavy_light  # registers "heavy_light"
-from ..formats import segmented as _segmented  # registers "segmented"
-from ..formats import shards as _shards  # noqa: F401  (registers "shards")
+from ..formats import FORMATS, pull_formats
 from ..formats.gpu_segmented import DEFAULT_HOT
 from . import cost
 from .plan import Plan
-
-#: Pull formats the planner considers, in order of preference on ties.
-PULL_FORMATS = ("csr", "shards", "segmented", "heavy_light", "gpu_segmented",
-                "gpu_heavy_light")
 
 
 def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan:
@@ -210,7 +203,7 @@ def _candidates(device: str) -> tuple[str, ...]:
     """The pull formats with a kernel on ``device`` (asked once per device)."""
     c = _CANDIDATES.get(device)
     if c is None:
-        c = _CANDIDATES[device] = tuple(f for f in PULL_FORMATS
+        c = _CANDIDATES[device] = tuple(f for f in pull_formats(device)
                                         if has_kernel("mxv", f, device, "pull"))
     return c
 
@@ -301,8 +294,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     if preferred == "csr" and not built:
         return "csr", csr_reason, base_details, None
     a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
-    sizes = {"segment_size": _segmented.default_segment_size(hw),
-             "tile_cols": _heavy_light.default_tile_sizes(hw)[1]}
+    sizes = {k: v for f in cands for k, v in FORMATS[f].build_params(hw).items()}
     est = cost.pull_estimates(csr, hw, x_bytes, y_bytes, a_val, allowed_frac, sizes, cands)
     if preferred not in est:
         preferred = "csr"

@@ -12,12 +12,25 @@ from __future__ import annotations
 
 import functools
 import os
-import weakref
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from ..formats import FORMATS
+from ..formats.costing import (  # noqa: F401  (the statistics the planner reads)
+    NS_EDGE_CACHED,
+    NS_EDGE_L2,
+    NS_EDGE_MISS,
+    NS_LOCAL_ROW,
+    NS_ROW,
+    X_CACHE_SHARE,
+    Estimate,
+    PullContext,
+    expansion_factor,
+    index_bytes,
+    row_imbalance,
+    summary,
+)
 from ..formats.light_panels import GATHER_BYTES
 
 # on a one-off call, build the transposed CSR for push only when the frontier is this sparse
@@ -34,10 +47,6 @@ def cpu_threads() -> int:
         return int(numba.config.NUMBA_NUM_THREADS)
     except Exception:  # pragma: no cover
         return os.cpu_count() or 1
-
-
-def index_bytes(n: int) -> int:
-    return 4 if n <= 2**31 - 1 else 8
 
 
 def pull_bytes(nnz: int, nrows: int, ncols: int, a_val: int, x_val: int, y_val: int,
@@ -68,30 +77,6 @@ def push_bytes(active_edges: int, nactive: int, nrows: int, a_val: int, y_val: i
 CACHE_FIT_FRACTION = 0.5
 #: A row-granular split this much slower than the ideal counts as skewed.
 SKEW_IMBALANCE = 1.2
-#: Share of the L3 that holds x's lines in a plain CSR pull (the streamed matrix, y and
-#: the other cores take the rest): gathers beyond it miss (the segments are sized to it).
-X_CACHE_SHARE = 0.25
-#: ns per entry and thread when x is gathered from the cache (a segment's slice, or a
-#: graph whose vertex data fits).
-NS_EDGE_CACHED = 1.3
-#: ns per entry and thread when x is gathered from a column panel's slice in the L2.
-NS_EDGE_L2 = 1.2
-#: extra ns per entry and thread for a gather that misses the LLC (scaled by the miss
-#: fraction ``1 - X_CACHE_SHARE * L3 / x_bytes``).
-NS_EDGE_MISS = 2.4
-#: ns per row and thread: row pointer, output value and presence.
-NS_ROW = 1.0
-#: ns per local row and thread of a grouped format: partial written, read back, merged.
-NS_LOCAL_ROW = 3.0
-#: ns per entry of a build (divided by the threads), including the frequency clustering
-#: the formats apply to skewed graphs and the first touch of the new arrays.  segmented:
-#: one count and one fill pass that relabel and group the entries
-#: (``backends/cpu/build.py``), measured on the 2-core machine at Kronecker 21-22 with
-#: float64 values: 2.5-2.9 s for 64M entries and 7.6-11 s for 128M with the machine
-#: loaded (load average ~4), 5.5 s for 128M less loaded, i.e. 45-90 ns per entry and
-#: thread; pattern-only (no values) 85 ns loaded.  heavy_light (relabelled copy, then
-#: grouping) is not remeasured.
-NS_BUILD_ENTRY = {"csr": 0.0, "shards": 0.0, "segmented": 60.0, "heavy_light": 45.0}
 #: The CPU transpose (``backends/cpu/build.py``: bucket counts, a partition pass, a
 #: placement within cache-sized buckets): ns per entry and thread, plus per byte of value.
 #: Measured at Kronecker 22 (128M entries, 2 threads): 1.2-1.9 s pattern-only and 1.3-1.7 s
@@ -110,110 +95,6 @@ def transpose_seconds(nnz: int, value_bytes: int, threads: int) -> float:
     """
     ns = NS_TRANSPOSE_ENTRY + NS_TRANSPOSE_VALUE_BYTE * value_bytes
     return ns * 1e-9 * nnz / max(1, threads)
-#: Fixed build cost (s): Python work, small arrays.
-BUILD_OVERHEAD_S = {"csr": 0.0, "shards": 1e-5, "segmented": 2e-3, "heavy_light": 3e-3}
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A candidate format's estimated time per call, build time and DRAM bytes."""
-
-    format: str
-    seconds: float
-    build_seconds: float
-    bytes: int
-    note: str = ""
-
-
-#: id(csr) -> (weak reference to csr, dict): a plain dict (a WeakKeyDictionary lookup
-#: creates a weak reference per call, and the planner asks on every product)
-_SUMMARIES: dict[int, tuple] = {}
-
-
-def summary(csr) -> dict:
-    """A dict cached with ``csr`` (it goes when the CSR goes) for derived statistics.
-
-    Examples
-    --------
-    >>> from gblas.formats import CSR
-    >>> A = CSR.from_coo(np.array([0]), np.array([0]), None, (1, 1), iso_value=True)
-    >>> summary(A)["x"] = 1
-    >>> summary(A)
-    {'x': 1}
-    """
-    k = id(csr)
-    e = _SUMMARIES.get(k)
-    if e is not None and e[0]() is csr:
-        return e[1]
-    d: dict = {}
-    _SUMMARIES[k] = (weakref.ref(csr, lambda _, k=k: _SUMMARIES.pop(k, None)), d)
-    return d
-
-
-def row_imbalance(indptr, parts: int) -> float:
-    """Slowest block over the ideal one when rows are split into ``parts`` blocks of equal
-    cost ``entries + rows`` (the CSR kernel's split; a row is never cut).
-
-    Binary searches over ``indptr`` only: O(parts log rows), no pass over the data.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> row_imbalance(np.array([0, 1, 2, 3, 4]), 2)
-    1.0
-    >>> round(row_imbalance(np.array([0, 100, 101, 102]), 2), 2)   # one hub row
-    1.92
-    """
-    m = len(indptr) - 1
-    if parts <= 1 or m <= 0:
-        return 1.0
-    total = int(indptr[m]) + m
-    if total == 0:
-        return 1.0
-    bounds = [0]
-    for p in range(1, parts):
-        target = total * p // parts
-        lo, hi = 0, m
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if int(indptr[mid]) + mid < target:
-                lo = mid + 1
-            else:
-                hi = mid
-        bounds.append(lo)
-    bounds.append(m)
-    costs = [int(indptr[b]) + b for b in bounds]
-    worst = max(costs[k + 1] - costs[k] for k in range(parts))
-    return worst / (total / parts)
-
-
-def expansion_factor(csr, groups: int) -> float:
-    """Expected local rows per row when the columns are cut into ``groups`` ranges (the
-    expansion factor ``q`` of Cagra, section III-D), assuming a row's entries spread
-    evenly: ``mean_i k (1 - (1 - 1/k)^deg_i)``.  Cached per CSR object.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from gblas.formats import CSR
-    >>> A = CSR.from_coo(np.array([0, 0, 1]), np.array([0, 1, 0]), None, (2, 2),
-    ...                  iso_value=True)
-    >>> expansion_factor(A, 1), expansion_factor(A, 2)
-    (1.0, 1.25)
-    """
-    if groups <= 1:
-        nonempty = summary(csr).get("nonempty")
-        if nonempty is None:
-            nonempty = int(np.count_nonzero(np.diff(np.asarray(csr.indptr))))
-            summary(csr)["nonempty"] = nonempty
-        return nonempty / csr.shape[0] if csr.shape[0] else 0.0
-    key = ("q", int(groups))
-    s = summary(csr)
-    if key not in s:
-        deg = np.diff(np.asarray(csr.indptr)).astype(np.float64)
-        k = float(groups)
-        s[key] = float(np.mean(k * (1.0 - np.power(1.0 - 1.0 / k, deg)))) if deg.size else 0.0
-    return s[key]
 
 
 def pull_estimates(csr, hw, x_bytes: int, y_bytes: int, a_val: int, allowed_frac: float,
@@ -253,41 +134,12 @@ def pull_estimates(csr, hw, x_bytes: int, y_bytes: int, a_val: int, allowed_frac
     >>> sorted(est), est["csr"].build_seconds
     (['csr', 'segmented'], 0.0)
     """
-    m, n = csr.shape
-    nnz = csr.nnz
-    P = max(1, hw.threads)
-    e = nnz * allowed_frac
-    idx = index_bytes(n)
-    x_data = n * x_bytes
-    miss = max(0.0, 1.0 - hw.l3 * X_CACHE_SHARE / x_data) if x_data else 0.0
-    imb = row_imbalance(csr.indptr, P)
-    ns = 1e-9
+    ctx = PullContext.of(csr, hw, x_bytes, y_bytes, a_val, allowed_frac, sizes)
     out: dict[str, Estimate] = {}
-    stream = e * (idx + a_val) + m * (8 + y_bytes)
     for f in formats:
-        build = NS_BUILD_ENTRY.get(f, 20.0) * ns * nnz / P + BUILD_OVERHEAD_S.get(f, 1e-2)
-        if f in ("csr", "shards"):
-            t = (e * (NS_EDGE_CACHED + miss * NS_EDGE_MISS) + m * NS_ROW) * ns / P
-            t *= imb if f == "csr" else 1.0 + (P - 1) / max(m, 1)
-            # a miss brings a whole line for one value
-            nbytes = stream + x_data + int(miss * e * hw.line)
-            note = f"imbalance {imb:.2f}" if f == "csr" else f"{P} edge-balanced parts"
-        elif f == "segmented":
-            k = max(1, -(-n // max(1, sizes["segment_size"])))
-            q = expansion_factor(csr, k)
-            t = (e * NS_EDGE_CACHED + q * m * NS_LOCAL_ROW + m * NS_ROW) * ns / P * imb
-            # Cagra: E + 2qV + V (plus the local row pointers and row map)
-            nbytes = stream + x_data + int(q * m * (2 * y_bytes + 8))
-            note = f"{k} segments, q~{q:.2f}"
-        elif f == "heavy_light":
-            k = max(1, -(-n // max(1, sizes["tile_cols"])))
-            q = expansion_factor(csr, k)
-            t = (e * NS_EDGE_L2 + q * m * NS_LOCAL_ROW + m * NS_ROW) * ns / P
-            nbytes = stream + x_data + int(q * m * (2 * y_bytes + 8))
-            note = f"{k} column panels, q~{q:.2f}"
-        else:
-            continue
-        out[f] = Estimate(f, t, build, int(nbytes), note)
+        e = FORMATS[f].pull_estimate(ctx) if f in FORMATS else None
+        if e is not None:
+            out[f] = e
     return out
 
 # ------------------------------------------------------------- GPU pull formats
