@@ -365,6 +365,35 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
     index = {v: i for i, v in enumerate(nodes)}
     multigraph = G.is_multigraph()
     adj = G._adj if hasattr(G, "_adj") else G.adj
+    if not multigraph:
+        rows, cols, datas = _simple_coo(nodes, index, adj)
+    else:
+        rows, cols, datas = _multi_coo(index, adj)
+    return _finish(G, nodes, rows, cols, datas, multigraph, edge_attrs, node_attrs,
+                   preserve_edge_attrs, preserve_node_attrs, preserve_graph_attrs)
+
+
+def _simple_coo(nodes: list, index: dict, adj):
+    """(rows, cols, edge data dicts) of a graph without parallel edges, in adjacency
+    order, with NumPy doing the per-entry work (no Python loop body per edge)."""
+    from itertools import chain
+
+    n = len(nodes)
+    nbr_dicts = list(adj.values())
+    deg = np.fromiter(map(len, nbr_dicts), dtype=np.int64, count=n)
+    nnz = int(deg.sum())
+    rows = np.repeat(np.arange(n, dtype=np.int64), deg)
+    keys = chain.from_iterable(nbr_dicts)
+    if nodes == list(range(n)):
+        cols = np.fromiter(keys, dtype=np.int64, count=nnz)  # the labels are the ids
+    else:
+        cols = np.fromiter(map(index.__getitem__, keys), dtype=np.int64, count=nnz)
+    datas = list(chain.from_iterable(d.values() for d in nbr_dicts))
+    return rows, cols, datas
+
+
+def _multi_coo(index: dict, adj):
+    """(rows, cols, edge data dicts) of a multigraph: one entry per parallel edge."""
     rows: list = []
     cols: list = []
     datas: list = []
@@ -372,15 +401,16 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
         i = index[u]
         for v, dd in nbrs.items():
             j = index[v]
-            if multigraph:
-                for data in dd.values():
-                    rows.append(i)
-                    cols.append(j)
-                    datas.append(data)
-            else:
+            for data in dd.values():
                 rows.append(i)
                 cols.append(j)
-                datas.append(dd)
+                datas.append(data)
+    return (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64), datas)
+
+
+def _finish(G, nodes, rows, cols, datas, multigraph, edge_attrs, node_attrs,
+            preserve_edge_attrs, preserve_node_attrs, preserve_graph_attrs):
+    """The GblasGraph of the coordinates and the attributes asked for."""
     if preserve_edge_attrs:
         names: dict = {}
         for d in datas:
@@ -408,8 +438,8 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
                   for v, d in G.nodes(data=True)}
     else:
         nattrs = None
-    return GblasGraph(nodes, np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64),
-                      directed=G.is_directed(), multigraph=multigraph, edge_values=values,
+    return GblasGraph(nodes, rows, cols, directed=G.is_directed(), multigraph=multigraph,
+                      edge_values=values,
                       graph_attrs=G.graph if preserve_graph_attrs else None,
                       node_attrs=nattrs, all_edge_attrs=bool(preserve_edge_attrs),
                       edge_data=datas if preserve_edge_attrs else None)
