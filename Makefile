@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-gpu test-scipy-csgraph bench lint info clean
+.PHONY: demo test test-gpu test-scipy-csgraph bench lint info clean test-networkx
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,27 @@ test-scipy-csgraph: $(STAMP)
 # installed there) and install nothing: the GPU machine has no network.
 test-gpu:
 	PYTHONPATH=$(CURDIR) python3 -m pytest -q -m gpu tests
+
+# NetworkX's own tests of every function the gblas backend implements, each dispatchable
+# call converted to gblas (declined options fall back to NetworkX); the expected failures
+# are declared, with their reasons, in gblas/nx/interface.py (on_start_tests).  The whole
+# suite (`--pyargs networkx`) also runs with NX_TEST_MODULES=networkx, far slower.
+NX_TEST_MODULES ?= networkx.algorithms.link_analysis.tests \
+	networkx.algorithms.centrality.tests.test_eigenvector_centrality \
+	networkx.algorithms.centrality.tests.test_katz_centrality \
+	networkx.algorithms.centrality.tests.test_degree_centrality \
+	networkx.algorithms.centrality.tests.test_betweenness_centrality \
+	networkx.algorithms.traversal.tests.test_bfs networkx.algorithms.shortest_paths.tests \
+	networkx.algorithms.components.tests networkx.algorithms.tests.test_cluster \
+	networkx.algorithms.tests.test_core networkx.algorithms.tests.test_dag \
+	networkx.algorithms.tests.test_reciprocity networkx.algorithms.tests.test_isolate \
+	networkx.algorithms.tests.test_regular \
+	networkx.algorithms.assortativity.tests.test_neighbor_degree \
+	networkx.algorithms.tree.tests.test_recognition networkx.classes.tests.test_function
+
+test-networkx: $(STAMP)
+	NETWORKX_TEST_BACKEND=gblas NETWORKX_FALLBACK_TO_NX=True \
+		$(PY) -m pytest -q -p no:cacheprovider --pyargs $(NX_TEST_MODULES)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run_mxv
