@@ -26,15 +26,15 @@ import gblas as gb
 from gblas import hardware
 from gblas.backends import reference as ref
 from gblas.backends.registry import VecData, get_kernel
-from gblas.formats.heavy_light import HeavyLight
-from gblas.formats.segmented import SegmentedCSR
-from gblas.formats.shards import Shards
+from gblas.formats import FORMATS as REGISTERED
+from gblas.formats import pull_formats
 from gblas.semirings import semiring as resolve_semiring
 from gblas.testing import assert_equal, to_reference
 from gblas.testing import strategies as gst
 
-FORMATS = ["segmented", "heavy_light", "shards"]
-BUILD = {"segmented": SegmentedCSR, "heavy_light": HeavyLight, "shards": Shards}
+#: the CPU pull formats other than CSR, from the registry
+FORMATS = [f for f in pull_formats("cpu") if f != "csr"]
+BUILD = {f: REGISTERED[f] for f in FORMATS}
 USER = gst.USER_SEMIRINGS
 
 # one (semiring, dtype of A, dtype of x) per family
@@ -195,15 +195,15 @@ def _build(fmt, csr, data):
     reorder = data.draw(st.sampled_from([None, "frequency", "degree"]), label="reorder")
     threads = data.draw(st.integers(1, 4), label="threads")
     if fmt == "segmented":
-        return SegmentedCSR.from_csr(csr, segment_size=data.draw(st.integers(1, 5)),
+        return BUILD["segmented"].from_csr(csr, segment_size=data.draw(st.integers(1, 5)),
                                      block_size=data.draw(st.integers(1, 5)),
                                      reorder=reorder, threads=threads)
     if fmt == "heavy_light":
-        return HeavyLight.from_csr(csr, tile_rows=data.draw(st.integers(1, 4)),
+        return BUILD["heavy_light"].from_csr(csr, tile_rows=data.draw(st.integers(1, 4)),
                                    tile_cols=data.draw(st.integers(1, 4)),
                                    heavy_threshold=data.draw(st.integers(1, 6)),
                                    reorder=reorder, threads=threads)
-    return Shards.from_csr(csr, threads=threads, shard_rows=data.draw(st.integers(1, 4)))
+    return BUILD["shards"].from_csr(csr, threads=threads, shard_rows=data.draw(st.integers(1, 4)))
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
