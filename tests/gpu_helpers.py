@@ -1,5 +1,6 @@
 """Shared by the GPU test modules: importing this skips the importing module where CuPy or
-a CUDA device is missing (with the reason), and gives the helpers both modules use."""
+a CUDA device is missing (with the reason), and gives the device-side helpers they use
+(the oracle and its random inputs are :mod:`gblas.testing.oracle`)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,44 @@ if not gpu_available():
 from gblas.backends.registry import VecData  # noqa: E402
 from gblas.semirings import builtin  # noqa: E402
 from gblas.semirings.ops import BinaryOp, Semiring  # noqa: E402
+from gblas.testing import oracle  # noqa: E402
 
 #: A user-defined semiring: ``max`` of a Python ``clip(a * b)`` (compiled to CUDA).
 CLIP = BinaryOp("clip", lambda a, b: min(a * b, 1.0))
 USER = Semiring("max_clip", builtin.MONOIDS["max"], CLIP)
+
+#: Float tolerances of the format tests (``check_vec(..., loose=True)``).
+LOOSE = {"float32": 1e-4, "float64": 1e-10}
+
+
+def semiring(name: str) -> Semiring:
+    """A built-in semiring, ``max_clip`` (:data:`USER`) or one of the test kit's
+    user-defined semirings, by name."""
+    if name == "max_clip":
+        return USER
+    if name in builtin.SEMIRINGS:
+        return builtin.SEMIRINGS[name]
+    from gblas.testing.strategies import USER_SEMIRINGS
+
+    return USER_SEMIRINGS[name]
+
+
+def dense_vec(values, present=None) -> VecData:
+    """A dense device VecData from host values (and presence flags)."""
+    return VecData(len(values), None, cp.asarray(values),
+                   None if present is None else cp.asarray(present))
+
+
+def check_vec(y: VecData, ref: dict, sr, r, *, scaled: bool = False,
+              loose: bool = False) -> None:
+    """Assert that the kernel result ``y`` holds the oracle's ``ref``
+    (:func:`gblas.testing.oracle.ref_mxv`): dtype, pattern and values."""
+    y = dense_result(y)
+    assert y.values.dtype == np.dtype(r)
+    pres = None if y.present is None else cp.asnumpy(y.present)
+    rtol = LOOSE.get(np.dtype(r).name) if loose else None
+    oracle.assert_matches(oracle.vector_entries(cp.asnumpy(y.values), pres), ref, sr, r,
+                          scaled=scaled, rtol=rtol)
 
 
 def dense_result(y: VecData) -> VecData:

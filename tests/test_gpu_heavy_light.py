@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 # skips this module where CuPy or a CUDA device is missing
-from gpu_helpers import USER, cp, larger_graph
+from gpu_helpers import cp, larger_graph, semiring
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,8 +27,7 @@ from gblas.formats import light_panels
 from gblas.formats.csr import CSR
 from gblas.formats.gpu_heavy_light import PAD, GPUHeavyLight
 from gblas.semirings import builtin
-from gblas.semirings.ops import Semiring
-from gblas.testing.strategies import USER_SEMIRINGS
+from gblas.testing.oracle import rand_values
 
 pytestmark = pytest.mark.gpu
 
@@ -61,28 +60,11 @@ CASES = [
 ]
 
 
-def semiring(name: str) -> Semiring:
-    if name == "max_clip":
-        return USER
-    return USER_SEMIRINGS[name] if name in USER_SEMIRINGS else builtin.SEMIRINGS[name]
-
-
 def pull():
     return get_kernel("mxv", "gpu_heavy_light", "gpu", "pull")
 
 
 # --------------------------------------------------------------------------- inputs
-
-
-def rand_values(rng, k, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "b":
-        return rng.random(k) < 0.7
-    if dt.kind == "u":
-        return rng.integers(0, 4, k).astype(dt)
-    if dt.kind == "i":
-        return rng.integers(-3, 4, k).astype(dt)
-    return (rng.random(k) * 4 - 1).astype(dt)
 
 
 def random_csr(rng, m, n, dt, *, iso=False, density=0.03, hubs=2, hot=3) -> CSR:

@@ -13,12 +13,23 @@ import numpy as np
 import pytest
 
 # skips this module where CuPy or a CUDA device is missing
-from gpu_helpers import CLIP, USER, cp, dense_result, sparse_frontier
+from gpu_helpers import CLIP, USER, check_vec, cp, dense_result, dense_vec, sparse_frontier
 
-from gblas.backends.registry import MatMask, VecData, get_kernel
+from gblas.backends.registry import VecData, get_kernel
 from gblas.formats.csr import CSR
 from gblas.semirings import builtin
 from gblas.semirings.ops import BinaryOp, UnaryOp
+from gblas.testing import oracle
+from gblas.testing.oracle import (
+    assert_matches,
+    cast,
+    close,
+    rand_csr,
+    rand_mask,
+    rand_values,
+    ref_mxm,
+    ref_mxv,
+)
 
 pytestmark = pytest.mark.gpu
 
@@ -28,109 +39,10 @@ SEMIRINGS["max_clip"] = USER
 DTYPES = ["float32", "float64", "int8", "uint8", "bool", "int64"]
 
 
-# ---------------------------------------------------------------------------- helpers
-
-
-def cast(v, dt):
-    """``v`` as a NumPy scalar of ``dt`` (integers wrap, as in C)."""
-    with np.errstate(all="ignore"):
-        return np.asarray(v).astype(dt)[()]
-
-
-def rand_values(rng, n, dt):
-    dt = np.dtype(dt)
-    if dt.kind == "b":
-        return rng.random(n) < 0.7
-    if dt.kind == "u":
-        return rng.integers(0, 6, n).astype(dt)
-    if dt.kind == "i":
-        return rng.integers(-5, 6, n).astype(dt)
-    return (rng.random(n) * 4 - 1).astype(dt)
-
-
-def rand_csr(rng, m, n, dt, density=0.2, empty_frac=0.2, long_rows=0, iso=False,
-             idx64=False) -> CSR:
-    """A random CSR on the CPU with empty rows and, optionally, some nearly full rows."""
-    pat = rng.random((m, n)) < density
-    pat[rng.random(m) < empty_frac] = False
-    if long_rows:
-        for i in rng.choice(m, long_rows, replace=False):
-            pat[i] = rng.random(n) < 0.9
-    rows, cols = np.nonzero(pat)
-    ind_dt = np.int64 if idx64 else np.int32
-    indptr = np.zeros(m + 1, dtype=ind_dt)
-    indptr[1:] = np.cumsum(np.bincount(rows, minlength=m))
-    dt = np.dtype(dt)
-    if iso:
-        iso_value = cast(2 if dt.kind != "b" else True, dt)
-        return CSR((m, n), indptr, cols.astype(ind_dt), None, dt, iso_value, "cpu")
-    return CSR((m, n), indptr, cols.astype(ind_dt), rand_values(rng, rows.size, dt), dt,
-               None, "cpu")
-
-
-def host_values(A: CSR) -> np.ndarray:
-    return np.asarray(A.dense_values())
-
-
-def close(got, want, dt, scale: float = 1.0) -> bool:
-    """Equal, or for floats within rounding of a sum whose terms total ``scale`` in
-    magnitude (the GPU folds in another order than the oracle: cancellation leaves an
-    absolute error of the order of the terms, not of the result)."""
-    dt = np.dtype(dt)
-    if dt.kind == "f":
-        tol = 1e-5 if dt.itemsize == 4 else 1e-12
-        return bool(np.isclose(float(got), float(want), rtol=tol, atol=tol * max(1.0, scale)))
-    return got == want
-
-
-def fold(vals, monoid, r):
-    acc = None
-    with np.errstate(all="ignore"):
-        for v in vals:
-            acc = v if acc is None else cast(monoid.op.func(acc, v), r)
-    return acc
-
-
-def ref_mxv(A: CSR, x, xpres, allow, sr, types):
-    """{row: (value, [products])} of y = A x."""
-    t, m_, r = types
-    indptr, indices, vals = A.indptr, A.indices, host_values(A)
-    out = {}
-    with np.errstate(all="ignore"):
-        for i in range(A.shape[0]):
-            if allow is not None and not allow[i]:
-                continue
-            prods = []
-            for p in range(indptr[i], indptr[i + 1]):
-                k = indices[p]
-                if xpres is not None and not xpres[k]:
-                    continue
-                prod = sr.multiply.func(cast(vals[p], t), cast(x[k], t))
-                prods.append(cast(cast(prod, m_), r))
-            if prods:
-                out[i] = (fold(prods, sr.add, r), prods)
-    return out
-
-
-def check_vec(y: VecData, ref: dict, sr, r):
-    y = dense_result(y)
-    assert y.values.dtype == np.dtype(r)
-    vals = cp.asnumpy(y.values)
-    pres = cp.asnumpy(y.present) if y.present is not None else np.ones(y.size, bool)
-    assert set(np.flatnonzero(pres).tolist()) == set(ref), "presence differs"
-    for i, (want, prods) in ref.items():
-        if sr.add.any_value:
-            assert any(close(vals[i], p, r) for p in prods), (i, vals[i], prods)
-        else:
-            with np.errstate(all="ignore"):
-                scale = float(np.nansum(np.abs(np.asarray(prods, dtype=np.float64))))
-            assert close(vals[i], want, r, scale if np.isfinite(scale) else 1.0), \
-                (i, vals[i], want)
-
-
-def to_gpu_vec(values, present=None) -> VecData:
-    return VecData(len(values), None, cp.asarray(values),
-                   None if present is None else cp.asarray(present))
+def pull_case(rng, sr, dt, masked):
+    """``(A, x, xpres, allow, types)``: masked cases have iso values, int64 indices, x
+    flags and a row mask; three long rows."""
+    return oracle.mxv_case(rng, sr, dt, masked, long_rows=3, idx64=masked)
 
 
 # ------------------------------------------------------------------------------- pull
@@ -143,17 +55,13 @@ def to_gpu_vec(values, present=None) -> VecData:
 def test_pull(name, dt, variant, mode, rng):
     sr = SEMIRINGS[name]
     masked = variant == "masked"
-    A = rand_csr(rng, 61, 47, dt, long_rows=3, iso=masked, idx64=masked)
-    x = rand_values(rng, 47, dt)
-    xpres = rng.random(47) < 0.7 if masked else None
-    allow = rng.random(61) < 0.6 if masked else None
-    types = sr.types(A.dtype, x.dtype)
+    A, x, xpres, allow, types = pull_case(rng, sr, dt, masked)
     f = get_kernel("mxv", "csr", "gpu", "pull")
     # the masked variant also sends rows over 16 entries to the long-row kernels
-    y = f(A.to_device("gpu"), to_gpu_vec(x, xpres),
+    y = f(A.to_device("gpu"), dense_vec(x, xpres),
           None if allow is None else cp.asarray(allow), sr, types, mode=mode,
           smax=16 if masked else None)
-    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2])
+    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2], scaled=True)
 
 
 @pytest.mark.parametrize("name", ["plus_times", "min_plus", "any_pair", "lor_land"])
@@ -171,9 +79,9 @@ def test_pull_long_rows_chunked(name, knobs, rng):
     allow = rng.random(90) < 0.8
     types = sr.types(A.dtype, x.dtype)
     f = get_kernel("mxv", "csr", "gpu", "pull")
-    y = f(A.to_device("gpu"), to_gpu_vec(x, xpres), cp.asarray(allow), sr, types, chunk=64,
+    y = f(A.to_device("gpu"), dense_vec(x, xpres), cp.asarray(allow), sr, types, chunk=64,
           **knobs)
-    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2])
+    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2], scaled=True)
 
 
 @pytest.mark.parametrize("knobs", [dict(mode="stream"), dict(mode="vector"),
@@ -192,7 +100,7 @@ def test_pull_larger_graph_matches_scipy(knobs, rng):
     A = CSR.from_scipy(S).to_device("gpu")
     x = rng.random(n) + 0.5
     sr = builtin.SEMIRINGS["plus_times"]
-    y = get_kernel("mxv", "csr", "gpu", "pull")(A, to_gpu_vec(x), None, sr,
+    y = get_kernel("mxv", "csr", "gpu", "pull")(A, dense_vec(x), None, sr,
                                                  sr.types(A.dtype, x.dtype), **knobs)
     want = S @ x
     np.testing.assert_allclose(cp.asnumpy(y.values), want, rtol=1e-12)
@@ -213,16 +121,12 @@ def test_pull_x_staged_in_shared_memory(name, dt, variant, mode, rng):
 
     sr = SEMIRINGS[name]
     masked = variant == "masked"
-    A = rand_csr(rng, 61, 47, dt, long_rows=3, iso=masked, idx64=masked)
-    x = rand_values(rng, 47, dt)
-    xpres = rng.random(47) < 0.7 if masked else None
-    allow = rng.random(61) < 0.6 if masked else None
-    types = sr.types(A.dtype, x.dtype)
+    A, x, xpres, allow, types = pull_case(rng, sr, dt, masked)
     assert smem_x_fits(47, x.dtype, masked, types[2], 320)
     y = get_kernel("mxv", "csr", "gpu", "pull")(
-        A.to_device("gpu"), to_gpu_vec(x, xpres), None if allow is None else cp.asarray(allow),
+        A.to_device("gpu"), dense_vec(x, xpres), None if allow is None else cp.asarray(allow),
         sr, types, mode=mode, smax=16 if masked else None, chunk=32, smem_x=True)
-    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2])
+    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2], scaled=True)
 
 
 @pytest.mark.parametrize("n", [20000, 200000])
@@ -244,8 +148,8 @@ def test_pull_x_staged_larger_graphs(n, mode, rng):
     sr = builtin.SEMIRINGS["plus_times"]
     f = get_kernel("mxv", "csr", "gpu", "pull")
     types = sr.types(A.dtype, x.dtype)
-    y = f(A, to_gpu_vec(x, pres), None, sr, types, mode=mode, smem_x=True)
-    yg = f(A, to_gpu_vec(x, pres), None, sr, types, mode=mode)
+    y = f(A, dense_vec(x, pres), None, sr, types, mode=mode, smem_x=True)
+    yg = f(A, dense_vec(x, pres), None, sr, types, mode=mode)
     np.testing.assert_array_equal(cp.asnumpy(y.present), cp.asnumpy(yg.present))
     np.testing.assert_allclose(cp.asnumpy(y.values), cp.asnumpy(yg.values), rtol=2e-6)
     want = S @ np.where(pres, x, 0).astype(np.float64)
@@ -258,15 +162,15 @@ def test_pull_any_times_value_is_a_product(rng):
     A = rand_csr(rng, 80, 120, "float64", long_rows=4)
     x = rand_values(rng, 120, "float64")
     types = sr.types(A.dtype, x.dtype)
-    y = get_kernel("mxv", "csr", "gpu", "pull")(A.to_device("gpu"), to_gpu_vec(x), None, sr,
+    y = get_kernel("mxv", "csr", "gpu", "pull")(A.to_device("gpu"), dense_vec(x), None, sr,
                                                  types)
-    check_vec(y, ref_mxv(A, x, None, None, sr, types), sr, types[2])
+    check_vec(y, ref_mxv(A, x, None, None, sr, types), sr, types[2], scaled=True)
 
 
 def test_pull_empty_matrix(rng):
     A = CSR.empty((5, 4), np.float32, "gpu")
     sr = builtin.SEMIRINGS["plus_times"]
-    x = to_gpu_vec(np.ones(4, np.float32))
+    x = dense_vec(np.ones(4, np.float32))
     y = get_kernel("mxv", "csr", "gpu", "pull")(A, x, None, sr, sr.types(A.dtype, np.float32))
     assert not cp.asnumpy(y.present).any()
 
@@ -287,7 +191,7 @@ def test_push(name, dt, rng):
     types = sr.types(A.dtype, xfull.dtype)
     f = get_kernel("mxv", "csr", "gpu", "push")
     y = f(AT.to_device("gpu"), xs, None if allow is None else cp.asarray(allow), sr, types, m)
-    check_vec(y, ref_mxv(A, xfull, xpres, allow, sr, types), sr, types[2])
+    check_vec(y, ref_mxv(A, xfull, xpres, allow, sr, types), sr, types[2], scaled=True)
 
 
 @pytest.mark.parametrize("masked", [False, True])
@@ -313,7 +217,7 @@ def test_push_listed_rows(name, dt, masked, rng):
     assert y.indices is not None
     got = cp.asnumpy(y.indices)
     assert (np.diff(got) > 0).all()  # sorted, each row once
-    check_vec(y, ref_mxv(A, xfull, xpres, allow, sr, types), sr, types[2])
+    check_vec(y, ref_mxv(A, xfull, xpres, allow, sr, types), sr, types[2], scaled=True)
 
 
 def test_push_empty_frontier(rng):
@@ -334,7 +238,7 @@ def test_push_matches_pull_on_larger_graph(rng):
     types = sr.types(A.dtype, x.dtype)
     Ag = A.to_device("gpu")
     ATg = A.transpose().to_device("gpu")
-    yp = get_kernel("mxv", "csr", "gpu", "pull")(Ag, to_gpu_vec(x, pres), None, sr, types)
+    yp = get_kernel("mxv", "csr", "gpu", "pull")(Ag, dense_vec(x, pres), None, sr, types)
     idx = np.flatnonzero(pres)
     xs = VecData(n, cp.asarray(idx), cp.asarray(x[idx]))
     ys = dense_result(get_kernel("mxv", "csr", "gpu", "push")(ATg, xs, None, sr, types, n))
@@ -346,37 +250,6 @@ def test_push_matches_pull_on_larger_graph(rng):
 # -------------------------------------------------------------------------------- mxm
 
 
-def rand_mask(rng, m, n, kind):
-    M = rand_csr(rng, m, n, "float32", density=0.4, empty_frac=0.1)
-    vals = np.where(rng.random(M.nnz) < 0.3, 0.0, 1.5).astype(np.float32)
-    structural = kind in ("struct", "struct_comp")
-    comp = kind.endswith("comp")
-    mask = MatMask(cp.asarray(M.indptr), cp.asarray(M.indices),
-                   None if structural else cp.asarray(vals), structural, comp)
-    allowed = np.zeros((m, n), bool)
-    for i in range(m):
-        for p in range(M.indptr[i], M.indptr[i + 1]):
-            allowed[i, M.indices[p]] = structural or vals[p] != 0
-    return mask, (~allowed if comp else allowed)
-
-
-def ref_mxm(A: CSR, B: CSR, allowed, sr, types):
-    t, m_, r = types
-    av, bv = host_values(A), host_values(B)
-    prods: dict = {}
-    with np.errstate(all="ignore"):
-        for i in range(A.shape[0]):
-            for p in range(A.indptr[i], A.indptr[i + 1]):
-                k = A.indices[p]
-                for q in range(B.indptr[k], B.indptr[k + 1]):
-                    j = B.indices[q]
-                    if allowed is not None and not allowed[i, j]:
-                        continue
-                    v = cast(cast(sr.multiply.func(cast(av[p], t), cast(bv[q], t)), m_), r)
-                    prods.setdefault((i, j), []).append(v)
-    return {ij: (fold(ps, sr.add, r), ps) for ij, ps in prods.items()}
-
-
 def check_csr(C, ref: dict, sr, r):
     C = CSR.from_data(C, "gpu")
     assert C.dtype == np.dtype(r) and C.values.dtype == np.dtype(r)
@@ -386,12 +259,7 @@ def check_csr(C, ref: dict, sr, r):
     for i in range(C.shape[0]):
         for p in range(Ch.indptr[i], Ch.indptr[i + 1]):
             got[(i, int(Ch.indices[p]))] = Ch.values[p]
-    assert set(got) == set(ref), "pattern differs"
-    for ij, (want, prods) in ref.items():
-        if sr.add.any_value:
-            assert any(close(got[ij], p, r) for p in prods)
-        else:
-            assert close(got[ij], want, r), (ij, got[ij], want)
+    assert_matches(got, ref, sr, r)
 
 
 @pytest.mark.parametrize("mask_kind", [None, "struct", "value_comp"])
@@ -401,7 +269,7 @@ def test_saxpy(name, dt, mask_kind, rng):
     sr = SEMIRINGS[name]
     A = rand_csr(rng, 23, 17, dt, density=0.25)
     B = rand_csr(rng, 17, 29, dt, density=0.25, iso=(mask_kind == "struct"))
-    mask, allowed = rand_mask(rng, 23, 29, mask_kind) if mask_kind else (None, None)
+    mask, allowed = rand_mask(rng, 23, 29, mask_kind, cp) if mask_kind else (None, None)
     types = sr.types(A.dtype, B.dtype)
     C = get_kernel("mxm", "csr", "gpu", "saxpy")(A.to_device("gpu"), B.to_device("gpu"),
                                                   mask, sr, types)
@@ -427,7 +295,7 @@ def test_dot(name, dt, mask_kind, rng):
     sr = SEMIRINGS[name]
     A = rand_csr(rng, 21, 19, dt, density=0.3, iso=(mask_kind == "value"))
     B = rand_csr(rng, 19, 26, dt, density=0.3)
-    mask, allowed = rand_mask(rng, 21, 26, mask_kind)
+    mask, allowed = rand_mask(rng, 21, 26, mask_kind, cp)
     types = sr.types(A.dtype, B.dtype)
     C = get_kernel("mxm", "csr", "gpu", "dot")(A.to_device("gpu"),
                                                 B.transpose().to_device("gpu"), mask, sr, types)

@@ -18,7 +18,9 @@ Use it to test code built on gblas, or gblas itself against its oracle::
 * :func:`to_reference` — gblas / NumPy / SciPy objects to the oracle's dict objects;
 * :func:`assert_equal`, :func:`assert_scalar_equal` — NaN-, ANY- and tolerance-aware
   comparisons that print a readable diff;
-* :mod:`gblas.backends.reference` — the oracle itself (re-exported here as ``reference``).
+* :mod:`gblas.backends.reference` — the oracle itself (re-exported here as ``reference``);
+* :mod:`gblas.testing.oracle` — random kernel inputs and a per-step oracle of products
+  (every row's list of products, for kernel tests on any device).
 
 Examples
 --------
@@ -33,10 +35,10 @@ from .assertions import DEFAULT_TOLERANCE, assert_equal, assert_scalar_equal, to
 
 def __getattr__(name):
     # strategies need hypothesis (a test dependency): import them on first use only
-    if name == "strategies":
+    if name in ("strategies", "oracle"):
         import importlib
 
-        return importlib.import_module(".strategies", __name__)
+        return importlib.import_module(f".{name}", __name__)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -44,6 +46,7 @@ __all__ = [
     "DEFAULT_TOLERANCE",
     "assert_equal",
     "assert_scalar_equal",
+    "oracle",
     "reference",
     "strategies",
     "to_reference",
