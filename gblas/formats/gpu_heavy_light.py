@@ -54,16 +54,8 @@ Layout:
 Built with NumPy or CuPy on the device the CSR is on; the kernels are in
 :mod:`gblas.backends.gpu.heavy_light`.
 
-Measured on an H100 (symmetric Kronecker graphs, float32 ``plus_times``, defaults,
-pattern / valued matrix): scale 22 (128M entries, 55% heavy) ran in 1.18 / 1.21 ms, 1.00x /
-0.94x cuSPARSE, against 0.89 / 1.00 ms for ``gpu_segmented``; scale 24 (521M entries, 40%
-heavy) in 7.0 / 8.1 ms, 0.92x / 0.80x cuSPARSE, against 3.7 / 4.3 ms.  The heavy units
-are not the problem (scale 24: 1.4 ms for 208M entries); the light CSR pull is (5.2 ms
-for the other 60%: its ``x`` gathers miss the L2 once ``x`` outgrows it).  Building took
-0.1 s at scale 22 and 0.3 s at scale 24.  With the light panels (directed Kronecker
-graphs of ``benchmarks/bench_gpu_formats.py``, float32 values): scale 22 (65M entries)
-0.47 ms with no heavy tile, 1.48x cuSPARSE; scale 25 (529M entries) 4.3 ms, 2.24x
-cuSPARSE (``gpu_segmented``: 0.66 and 5.0 ms), hence no heavy tile by default.
+Timings against cuSPARSE and ``gpu_segmented``, and why no tile is heavy by default:
+``benchmarks/results/history_gpu.md``.
 
 Examples
 --------

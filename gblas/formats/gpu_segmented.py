@@ -29,11 +29,8 @@ order; rows ascending within a segment):
 Built with NumPy or CuPy, on the device the CSR is on; the kernels are in
 :mod:`gblas.backends.gpu.segmented`.
 
-Measured on an H100 (float32 Kronecker graphs, plus_times, defaults): scale 22 / 24 / 25
-ran in 0.58 / 2.23 / 4.80 ms, 1.05x / 1.49x / 1.94x faster than cuSPARSE and 1.13x /
-1.72x / 2.11x faster than the CSR pull kernel; building the format took 0.04 / 0.11 /
-0.23 s.  The hot segment alone is what helps when ``x`` fits the L2 (scale 22); the L2
-segments are what help beyond (scale 25 with one cold segment: 9.3 ms).
+Timings against cuSPARSE and the CSR pull, and of the variants tried:
+``benchmarks/results/history_gpu.md``.
 """
 
 from __future__ import annotations

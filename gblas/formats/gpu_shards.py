@@ -22,12 +22,9 @@ partial results, -1 when it writes ``y``); ``multi`` lists the shards of several
 Shard-level arrays are built on the host (there are about ``nrows * R / slots`` shards),
 entry-level ones on the CSR's device.
 
-Measured on an H100 (float32 Kronecker graphs, scale 22 / 24 / 25): 1.04 / 6.7 / 15.3 ms,
-0.5x to 0.6x the speed of cuSPARSE and well behind ``gpu_segmented``: the per-entry
-layout reads 10 bytes an entry (8 in CSR), every item clears and folds ``slots``
-shared-memory slots, and ``x`` is still gathered at random (a shard's few thousand
-entries spread over all columns).  Replication itself helped (R = 1: 1.13 / 6.8 /
-16.2 ms; min_plus 1.8 / 9.4 / 21.3 against 1.5 / 8.2 / 18.3 ms).
+Slower than cuSPARSE and ``gpu_segmented`` on the graphs measured (10 bytes read per
+entry, every item clears and folds its slots, ``x`` gathered at random):
+``benchmarks/results/history_gpu.md``.
 """
 
 from __future__ import annotations

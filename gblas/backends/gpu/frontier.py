@@ -14,11 +14,9 @@ scattered with the same atomics as :func:`.mxv.mxv_push` (:func:`.mxv.scatter_pl
 A block whose range spans more than ``GB_EPB + 1`` frontier entries (only possible when
 the frontier lists vertices of degree 0) searches global memory instead.
 
-Not registered: on an H100 (Kronecker scale 22 and 24, min_plus, random frontiers of
-1e-4 to 1e-1 of the vertices) it ran at 0.94x to 1.05x the time of the registered
-``("mxv", "csr", "gpu", "push")`` kernel -- the global binary search it removes is not
-what bounds that kernel (small frontiers are launch-bound, large ones bound by the
-scattered atomics).  It stays callable (and tested) for comparisons.
+Not registered: it ran no faster than the registered ``("mxv", "csr", "gpu", "push")``
+kernel (small frontiers are launch-bound, large ones bound by the scattered atomics;
+``benchmarks/results/history_gpu.md``).  It stays callable (and tested) for comparisons.
 """
 
 from __future__ import annotations

@@ -27,11 +27,7 @@ uses a segmented scan instead of shared-memory atomics.
 
 A row mask (``allow``) is applied in all three kernels: disallowed rows fold no product.
 
-Measured on an H100 (symmetric Kronecker, float32 ``plus_times``, pattern, defaults):
-scale 22: light pull 0.61 ms (45% of the entries), heavy units 0.48 ms (55%), merge
-0.19 ms; scale 24: 5.2, 1.4 and 0.6 ms (60% / 40%).  Loading four entries per thread
-before folding them halved the heavy units' time.  Gathering ``x`` from global memory
-instead of staging it was 3% faster at scale 22 (pattern) and 3-5% slower otherwise.
+Timings of the phases and of the variants tried: ``benchmarks/results/history_gpu.md``.
 """
 
 from __future__ import annotations

@@ -1,70 +1,29 @@
 """GPU pull SpMV over light column panels (:mod:`gblas.formats.light_panels`, MultiGraphD).
 
-Two kernels:
+Two kernels (``cuda/light_panels.cu``):
 
-1. ``gb_lp_stream`` -- one thread block per unit (a run of one column panel's entries).
-   The block copies the panel's slice of ``x`` (and its flags) into shared memory, then
-   every warp takes groups of 128 entries, 4 consecutive ones per lane (one 8-byte load of
-   their 16-bit column offsets).  A lane folds its entries run by run (a run: a row's
-   entries within the group) and writes the runs that close inside it; the run open at
-   its end continues into the next lanes, whose leading entries are summed by a segmented
-   suffix scan over the warp (shuffles), and the lane where the run began writes it.  The
-   scan takes only the steps that the longest stretch of lanes without a run start needs,
-   none when every lane starts one (the pattern-only kernel took 1.47 instead of 1.64 ms
-   on an H100 at Kronecker scale 25).  So every run is written once, with no atomics, into
-   the stream buffer of partial results: first into the warp's slice of shared memory,
-   then copied out by the whole warp in consecutive stores.  (Lanes writing their own runs
-   straight to global memory scattered every store instruction over the group's range: on
-   an H100 at Kronecker scale 25 the kernel took 2.6 ms, 1.6 ms with the stores left out;
-   staged, the whole float32 ``plus_times`` call went from 4.32 to 3.44 ms.)
-   With values, in groups of 256 (8 entries per lane, the default), a warp issues the
-   loads of its next group before it folds the current one, and when ``x`` is larger
-   than half the L2 the blocks take 512 threads, so that two share a multiprocessor
-   (:func:`_stream_threads`): on an H100 the float32 ``plus_times`` kernels took 0.313
-   instead of 0.364 ms at Kronecker scale 22 and 2.421 instead of 2.558 ms at 25 (groups
-   of 128 do not prefetch: their kernel would no longer fit two 1024-thread blocks on a
-   multiprocessor).  Pattern-only layouts gained from the prefetch too until the fold
-   below made their kernel small enough for two 1024-thread blocks per multiprocessor
-   without it: the call then took 1.706 against 1.763 ms at 25, 0.788 against 0.821 ms
-   at 24.
-   Without flags on ``x`` (every value exists) a lane keeps its entries' run starts as one
-   bit mask (the head bits of its 8 offsets gathered by a byte permute and a multiply),
-   and the entries past the unit's end count as run starts too, so no per-entry validity
-   test remains: their runs go after the group's and are never copied out.  Profiled on
-   an H100 (pattern-only, Kronecker scale 25), the kernel was bound by instruction issue
-   (84% of its cycles), not by memory (44% of the DRAM bandwidth): this cut its
-   instructions from 518 to 371 per group of 256 entries and its time from 1.33 to 0.94
-   ms (0.197 to 0.136 ms at 22); with float32 values it now runs at the DRAM bandwidth
-   (1.47 to 1.41 ms at 25).  The block stages its slice of ``x`` 16 bytes at a time with
-   four loads in flight per thread (``gb_lp_stage``).
-2. ``gb_lp_reduce`` -- one thread block per row panel.  Its accumulators (one per row, at
-   the monoid's identity) live in shared memory, and so do the rows' presence flags when
-   ``x`` has flags (with a dense ``x`` the rows with a value are the layout's
-   ``row_hit``).  The warps read the panel's chunks of partials (coalesced) and fold each
-   into its row's accumulator with an atomic update (:func:`.mxv.scatter_plan` for shared
-   memory: a native atomic where one exists, a loop of atomic exchanges otherwise; float
-   ``min`` / ``max`` as integer atomics on their bits), then the block writes ``y`` and
-   its flags.
-   When a row panel's accumulators do not fit a block's shared memory (8-byte results in
-   32768-row panels), it is split among several blocks, each folding only the partials of
-   its share of the rows (the panel's partials are then read once per share).  The block
-   first copies its row panel's chunk bounds to shared memory (:data:`CHUNK_BATCH` at a
-   time), so that a warp's next chunk does not wait on a load of its bounds: on an H100
-   at Kronecker scale 25 the call took 2.424 instead of 2.446 ms (pattern-only) and
-   2.615 instead of 2.637 ms (float32 ``plus_times``).  The block writes ``y`` 8 rows
-   per thread at a time, their loads of ``row_hit`` issued together (0.775 to 0.722 ms
-   at 25).
+1. ``gb_lp_stream`` -- one thread block per unit (a run of one column panel's entries)
+   stages the panel's slice of ``x`` (and its flags) in shared memory; each warp takes
+   groups of ``group`` entries (4 or 8 per lane) and writes one partial result per run (a
+   row's entries within the group): lanes fold their runs, a segmented suffix scan over
+   the warp joins the runs that cross lanes (only the steps the longest stretch without
+   a run start needs), and the group's partials are staged in shared memory and stored
+   coalesced.  Without flags on ``x``, a lane keeps its run starts as one bit mask.  With
+   values in groups of 256 a warp loads its next group while it folds the current one,
+   and the blocks take 512 threads when ``x`` exceeds half the L2
+   (:func:`_stream_threads`).
+2. ``gb_lp_reduce`` -- one thread block per row panel (or per share of one when its
+   accumulators do not fit the shared memory) folds the panel's chunks of partials into
+   shared-memory accumulators with atomic updates (:func:`.folds.scatter_plan`, float
+   ``min`` / ``max`` by integer atomics), its chunk bounds copied to shared memory
+   :data:`CHUNK_BATCH` at a time, then writes ``y`` and its flags (with a dense ``x`` the
+   rows with a value are the layout's ``row_hit``).
 
-A row mask (``allow``) is applied when ``y`` is written: disallowed rows get no entry
-(their products are still computed).  When the layout's columns are relabelled
-(``col_order``), ``x`` (and its flags) is first gathered into their order: on an H100 at
-Kronecker scale 25, 0.11 ms for the 14.7M ids of the columns with entries (0.21 ms when
-it gathered all 33.6M columns), while the two phases, with 42% fewer partials, took 0.74
-ms less (float32 ``plus_times``: 2.65 instead of 3.17 ms in all, with the full gather).
-
-Floating-point sums fold the partials of a row in the order the atomic updates arrive, so
-the last bits of a ``plus`` result may differ between calls (as with any atomic GPU
-reduction); ``min``, ``max``, integer and boolean monoids give identical results.
+A row mask is applied when ``y`` is written.  A layout over relabelled columns
+(``col_order``) gathers ``x`` into that order once per call.  Floating-point sums fold a
+row's partials in the order the atomic updates arrive, so the last bits of a ``plus``
+result may differ between calls; ``min``, ``max``, integer and boolean monoids give
+identical results.  The figures behind these choices: ``benchmarks/results/history_gpu.md``.
 """
 
 from __future__ import annotations
@@ -207,11 +166,8 @@ def _stream_threads(fn: Any, xbytes: int) -> int:
     (8 entries per lane and the prefetch of values: 60-64) one 1024-thread block fills a
     multiprocessor, and while it stages its panel's slice of ``x`` from DRAM nothing else
     streams; two blocks of 512 overlap the staging of one with the streaming of the
-    other.  On an H100, pattern-only Kronecker scale 25 (``x`` 128 MB; measured when that
-    kernel still prefetched, which it no longer does): 1.25 against 1.35 ms with 1024;
-    float32 ``plus_times`` 2.356 against 2.456 ms.  At scale 22 (16 MB, in the L2) 512 is
-    slower: 0.191 against 0.179 ms (pattern-only), 0.297 against 0.291
-    (``plus_times``)."""
+    other: faster once ``x`` leaves the L2, slower while it fits
+    (``benchmarks/results/history_gpu.md``)."""
     if fn.num_regs * THREADS > sm_regs() // 2 and 2 * xbytes > l2_bytes():
         return THREADS // 2
     return THREADS

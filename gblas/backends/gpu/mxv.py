@@ -160,11 +160,9 @@ _SCHEDULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _WARPS = 8
 #: Default entries per warp chunk of a long row.
 DEFAULT_CHUNK = 1024
-#: Matrices with at least this many entries use the "stream" short-row kernel by default.
-#: Provisional: on an H100, a 12k-entry graph took 37 us a call in "vector" mode and 61 us
-#: in "stream" mode, but the stream calls then also paid a device read-back (since
-#: removed); on 65M and 263M entries stream was as fast or faster (0.69 / 3.86 ms against
-#: 0.70 / 3.94 ms).
+#: Matrices with at least this many entries use the "stream" short-row kernel by default
+#: (as fast as "vector" or faster on large graphs; provisional, see
+#: ``benchmarks/results/history_gpu.md``).
 STREAM_MIN_NNZ = 1 << 20
 #: Default target entries per row block and longest short row (stream mode).
 DEFAULT_BLOCK = 256

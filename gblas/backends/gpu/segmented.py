@@ -21,10 +21,10 @@ row block (``GB_ITER`` column indices and values, addresses clamped instead of
 bounds-checked so that no load waits for a branch), then all its ``x`` gathers, and only
 then stores the products to shared memory, where lanes fold whole rows
 (``gb_seg_stream``); long-row chunks are loaded the same way and reduced with warp
-shuffles (``gb_seg_long``), then combined per row (``gb_seg_combine``).  On an H100 it
-was slower than the CSR kernels on Kronecker graphs (scale 24: 2.93 against 2.23 ms; a
-fixed number of loads per lane wastes issue slots on short blocks and chunks, and 40
-registers per thread lower the occupancy), so it is not the default.
+shuffles (``gb_seg_long``), then combined per row (``gb_seg_combine``).  It is not the default:
+slower than the CSR kernels on Kronecker graphs (a fixed number of loads per lane wastes
+issue slots on short blocks, and its registers lower the occupancy;
+``benchmarks/results/history_gpu.md``).
 
 A row mask (``allow``) is gathered to local rows, so that the row kernels skip the
 disallowed rows' folds and long-row chunks.
@@ -204,11 +204,9 @@ def mxv_pull_segmented(S: Any, x: VecData, allow: Any, semiring: Any, types: tup
     hot_smem : bool, default False
         With the CSR row kernels, stage the hot segment's ``x`` in shared memory (every
         thread block copies the compact hot buffer once; its gathers then never leave the
-        multiprocessor), when it fits (at most ~49,000 float32 hot columns).  Measured on
-        an H100 with 49,152 hot columns: slower, 0.90 against 0.58 ms at Kronecker scale 22
-        and 5.99 against 4.78 ms at scale 25: the buffer leaves room for one block of 16
-        warps per multiprocessor, too few to hide the latency of the streamed indices,
-        while the compact buffer gathered from global memory already hits the L1.
+        multiprocessor), when it fits (at most ~49,000 float32 hot columns).  Slower on the graphs
+        measured: the buffer leaves room for one block per multiprocessor, too few to
+        hide the latency of the streamed indices (``benchmarks/results/history_gpu.md``).
     **knobs
         Passed to the row kernels of both parts.
 

@@ -48,8 +48,7 @@ __device__ __forceinline__ unsigned gb_lp_heads(uint2 r) { return gb_lp_heads4(r
 #endif
 
 /* n bytes from global to shared memory by the whole block: 16 at a time, four loads in
-   flight per thread, when both ends allow (a thread's loads one by one, each waited for
-   before its store, left phase 1's warps idle 12% of the time at Kronecker scale 25) */
+   flight per thread, when both ends allow */
 __device__ __forceinline__ void gb_lp_stage(unsigned char* __restrict__ d,
                                             const unsigned char* __restrict__ s, int n) {
     int done = 0;
@@ -333,8 +332,7 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
 #endif
     __syncthreads();
     /* y and its flags, GB_WB rows per thread at a time: their loads of row_hit (and
-       allow) are issued together (one by one, each waited for, they held phase 2's
-       warps 14% of the time at Kronecker scale 25) */
+       allow) are issued together */
     for (int k0 = threadIdx.x; k0 < nr; k0 += GB_WB * blockDim.x) {
         bool h[GB_WB];
 #pragma unroll
