@@ -423,7 +423,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def _ranged(kind, low=None, high=None, *, low_open: bool = False, what: str = ""):
+def ranged(kind, low=None, high=None, *, low_open: bool = False, what: str = ""):
     """An argparse type: ``kind`` (int or float) within ``[low, high]`` (``(low, ...`` when
     ``low_open``), finite; the message names the range and the value given."""
     if low is not None and high is not None:
@@ -491,13 +491,13 @@ def _parser() -> argparse.ArgumentParser:
     plot_cmd.add_parser(sub, common=add_graph_options)
     d = sub.add_parser("demo", help="BFS and PageRank on a Kronecker graph, checked "
                                     "against SciPy")
-    d.add_argument("--scale", type=_ranged(int, 1, 31), default=18,
+    d.add_argument("--scale", type=ranged(int, 1, 31), default=18,
                    help="log2 of the vertices, 1 to 31 (default 18)")
-    d.add_argument("--edge-factor", type=_ranged(int, 1), default=16,
+    d.add_argument("--edge-factor", type=ranged(int, 1), default=16,
                    help="edges per vertex, >= 1 (16)")
-    d.add_argument("--seed", type=_ranged(int, 0), default=0,
+    d.add_argument("--seed", type=ranged(int, 0), default=0,
                    help="generator seed, >= 0 (0)")
-    d.add_argument("--tol", type=_ranged(float, 0, low_open=True,
+    d.add_argument("--tol", type=ranged(float, 0, low_open=True,
                                          what="a finite number"), default=None,
                    help="PageRank tolerance > 0, NetworkX's criterion L1 change < n * tol "
                         "(default 1e-5 / n)")

@@ -14,7 +14,7 @@ from gblas.algorithms import PowerIterationFailedConvergence, pagerank
 from gblas.io.generators import kronecker_coo, uniform_coo
 
 
-def _pattern(rows, cols, n) -> gb.Matrix:
+def pattern(rows, cols, n) -> gb.Matrix:
     S = sp.csr_array((np.ones(len(rows)), (rows, cols)), shape=(n, n))
     S.sum_duplicates()
     S.data[:] = 1.0
@@ -50,9 +50,9 @@ def _graphs():
     n = 300
     # a sparse random digraph with dangling vertices: slow to converge
     r, c = rng.integers(0, n, 700), rng.integers(0, n, 700)
-    yield "random-300", _pattern(r, c, n)
-    yield "kron-10", _pattern(*kronecker_coo(10, 8, seed=3), 1 << 10)
-    yield "cycle-50", _pattern(np.arange(50), (np.arange(50) + 1) % 50, 50)
+    yield "random-300", pattern(r, c, n)
+    yield "kron-10", pattern(*kronecker_coo(10, 8, seed=3), 1 << 10)
+    yield "cycle-50", pattern(np.arange(50), (np.arange(50) + 1) % 50, 50)
 
 
 GRAPHS = dict(_graphs())
@@ -69,7 +69,7 @@ def test_default_is_accurate_against_networkx(name):
 
 def test_default_is_accurate_on_a_large_graph():
     # 32K vertices: NetworkX's n * tol rule at tol=1e-4 would stop after one iteration
-    A = _pattern(*kronecker_coo(15, 8, seed=1), 1 << 15)
+    A = pattern(*kronecker_coo(15, 8, seed=1), 1 << 15)
     exact = _exact(A)
     got = pagerank(A).to_dense()
     assert np.abs(got - exact).max() < 1e-6
@@ -119,7 +119,7 @@ def test_criterion_errors_and_failure():
 
 
 def test_expected_uses_reaches_the_planner():
-    A = _pattern(*kronecker_coo(12, 16, seed=2), 1 << 12)
+    A = pattern(*kronecker_coo(12, 16, seed=2), 1 << 12)
     x = gb.Vector.full(A.shape[0], 1.0)
     with pytest.raises(gb.InvalidValue, match=r"config: argument `expected_uses`"):
         gb.config(expected_uses=0)
@@ -183,7 +183,7 @@ def test_gpu_pagerank_weighted_and_device_personalization():
 
 @pytest.mark.gpu
 def test_gpu_pagerank_large_is_accurate():
-    A = _pattern(*uniform_coo(40_000, 400_000, seed=1), 40_000)
+    A = pattern(*uniform_coo(40_000, 400_000, seed=1), 40_000)
     exact = _exact(A)
     got = pagerank(A.to("gpu")).to("cpu").to_dense()
     assert np.abs(got - exact).max() < 1e-6

@@ -19,14 +19,12 @@ Backward (from the deepest level to level 1)::
 and the centrality is the column sum of ``Delta`` (sources excluded: level 0 is never
 accumulated), rescaled as NetworkX does.
 
-Cost per level.  ``Sigma``, the BFS depth of every (source, vertex) pair and ``Delta``
-are dense ``k x n`` arrays of the batch (allocated once per batch), and the products run
-without a mask: their entries are then kept where the depth array says so (no depth yet
-going forward, depth ``d - 1`` going back), one lookup each.  A masked product with
-``!Sigma`` and the write-backs ``Sigma += F`` / ``Delta += ...`` into sparse matrices cost
-the size of everything reached so far on every level, which made graphs of large
-diameter (meshes, road and power networks: hundreds of levels) quadratic; now a level
-costs the edges of its frontier, plus a product call's fixed overhead.
+Cost per level: the edges of its frontier, plus a product call's fixed overhead.
+``Sigma``, the BFS depth of every (source, vertex) pair and ``Delta`` are dense ``k x n``
+arrays of the batch (allocated once per batch), and the products run without a mask:
+their entries are kept where the depth array says so (no depth yet going forward, depth
+``d - 1`` going back), one lookup each, instead of masked products and sparse
+write-backs whose cost grows with everything reached so far.
 
 Reference (ideas): Brandes, "A faster algorithm for betweenness centrality" (2001); the
 batched GraphBLAS formulation of LAGraph's ``LAGr_Betweenness``.
@@ -40,8 +38,7 @@ import numpy as np
 
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
-from .bfs import _square_matrix
-from .components import _is_symmetric
+from .common import is_symmetric, square_matrix
 
 __all__ = ["betweenness_centrality"]
 
@@ -233,7 +230,7 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     from .._device import xp_for
 
     call = "betweenness_centrality"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     n = A.shape[0]
     src = np.arange(n, dtype=np.int64) if sources is None else _sources(sources, n, call)
     if src.size == 0 and n > 0:
@@ -263,7 +260,7 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     bc = Vector.from_dense(bc_sum)
     k = None if sources is None or src.size == n else int(src.size)
     if directed is None:
-        directed = normalized or not _is_symmetric(A)
+        directed = normalized or not is_symmetric(A)
     s_src, s_other = _scale(n, k, bool(normalized), bool(directed))
     if k is None:
         # bc = bc * scale

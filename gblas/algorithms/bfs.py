@@ -15,39 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dispatch import dispatchable
-from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
+from .common import check_vertex, square_matrix
 
 __all__ = ["bfs"]
-
-
-def _square_matrix(A, call: str, arg: str = "A"):
-    """The argument as a square gb.Matrix (a ``.T`` view or a SciPy matrix is accepted)."""
-    from .. import Matrix
-    from ..core.matrix import TransposedMatrix
-
-    if not isinstance(A, (Matrix, TransposedMatrix)):
-        if hasattr(A, "tocsr") and hasattr(A, "shape"):
-            A = Matrix.from_scipy(A)
-        else:
-            raise bad_arg(InvalidObject, call, arg, "a gb.Matrix (or a scipy.sparse matrix)",
-                          type(A).__name__)
-    if len(A.shape) != 2 or A.shape[0] != A.shape[1]:
-        raise bad_arg(DimensionMismatch, call, arg, "a square adjacency matrix",
-                      f"shape {A.shape[0]} x {A.shape[1]}")
-    return A
-
-
-def _vertex(value, n: int, call: str, arg: str) -> int:
-    """Validate a vertex id: an integer in ``[0, n)``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise bad_arg(InvalidValue, call, arg, "an integer vertex id", type(value).__name__)
-    value = int(value)
-    if value < 0:
-        raise bad_arg(InvalidValue, call, arg, "a vertex id >= 0", str(value))
-    if value >= n:
-        raise bad_arg(IndexOutOfBound, call, arg, f"a vertex id in [0, {n})", str(value))
-    return value
 
 
 @dispatchable  # a distributed Matrix takes the call (gblas.distributed)
@@ -96,9 +67,9 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     from .. import Vector, apply, ewise_mult, mxv
 
     call = "bfs"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     n = A.shape[0]
-    source = _vertex(source, n, call, "source")
+    source = check_vertex(source, n, call, "source")
     plan = _plan(A, source, parents=parents)
     if plan.kernel:
         return _fused(A, source, parents, plan, progress)
@@ -147,7 +118,7 @@ def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
     from ..config import config
     from ..planner.algorithms import plan_bfs
 
-    return plan_bfs(_square_matrix(A, "bfs"), parents, config.current())
+    return plan_bfs(square_matrix(A, "bfs"), parents, config.current())
 
 
 bfs.__gblas_plan__ = _plan

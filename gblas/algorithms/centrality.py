@@ -33,7 +33,7 @@ import math
 import numpy as np
 
 from ..exceptions import InvalidValue, bad_arg
-from .bfs import _square_matrix
+from .common import square_matrix
 from .pagerank import PowerIterationFailedConvergence
 
 __all__ = ["eigenvector_centrality", "hits", "katz_centrality"]
@@ -133,7 +133,7 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     from .. import apply, ewise_add, mxv, reduce
 
     call = "eigenvector_centrality"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     _check(tol, max_iter, call)
     n, dev = A.shape[0], A.device
     x = _start(start, n, 1.0, call, "start", dev)
@@ -199,7 +199,7 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     from .. import apply, ewise_add, mxv
 
     call = "katz_centrality"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     _check(tol, max_iter, call)
     n, dev = A.shape[0], A.device
     if np.ndim(beta) == 0:
@@ -260,7 +260,7 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
     from .. import Vector, apply, mxv, reduce
 
     call = "hits"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     _check(tol, max_iter, call)
     n, dev = A.shape[0], A.device
     zeros = Vector.full(n, 0.0, device=dev)

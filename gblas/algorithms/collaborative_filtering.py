@@ -28,7 +28,7 @@ import numpy as np
 
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
-from .components import _check_no_nan
+from .common import check_no_nan
 
 __all__ = ["CFResult", "collaborative_filtering"]
 
@@ -90,7 +90,7 @@ def _split(R, holdout, seed: int, call: str):
         if holdout.shape != R.shape:
             raise bad_arg(DimensionMismatch, call, "holdout", f"a Matrix of shape {R.shape}",
                           f"shape {holdout.shape}")
-        _check_no_nan(holdout, call, "holdout")
+        check_no_nan(holdout, call, "holdout")
         return R, (holdout if holdout.nvals else None)
     frac = _number(holdout, call, "holdout", 0.0, strict=False)
     if frac >= 1.0:
@@ -190,7 +190,7 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     """
     from .. import Matrix, apply, ewise_add, mxm, reduce
     from .._device import to_numpy
-    from .sssp import _diag
+    from .common import diag
 
     call = "collaborative_filtering"
     if not isinstance(R, Matrix):
@@ -207,7 +207,7 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     lr = _number(lr, call, "lr", 0.0, strict=True)
     reg = _number(reg, call, "reg", 0.0, strict=False)
     tol = _number(tol, call, "tol", 0.0, strict=False)
-    _check_no_nan(R, call, "R")
+    check_no_nan(R, call, "R")
     if R.dtype != np.float64:
         R = R.dup(np.float64)
     m, n = R.shape
@@ -232,8 +232,8 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     du = reduce(_pattern_f64(train), "plus", axis="rows")
     di = reduce(_pattern_f64(train), "plus", axis="columns")
     # Du = diag(1 / du), Di = diag(1 / di)
-    Du = _diag(apply(du, "minv"))
-    Di = _diag(apply(di, "minv"))
+    Du = diag(apply(du, "minv"))
+    Di = diag(apply(di, "minv"))
     E = _errors(train, U, V)
     train_hist = [_rmse(E) * scale]
     test_hist = [_rmse(_errors(test, U, V)) * scale] if test is not None else []
@@ -264,6 +264,6 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
 
 
 def _pattern_f64(R):
-    from .components import _pattern
+    from .common import pattern
 
-    return _pattern(R, np.float64)
+    return pattern(R, np.float64)

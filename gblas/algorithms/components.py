@@ -28,94 +28,13 @@ import numpy as np
 from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue, bad_arg
 from ._progress import Progress
-from .bfs import _square_matrix
+from .common import is_symmetric, square_matrix, vertex_ids
 
 __all__ = ["connected_components"]
 
 
 # ------------------------------------------------------------------------ helpers
 # (shared by the other algorithm modules of this package)
-
-
-def _ids(n: int, device: str = "cpu"):
-    """``id(i) = i`` as a dense int64 Vector on ``device``."""
-    from .. import Vector
-
-    return Vector.from_dense(np.arange(n, dtype=np.int64)).to(device)
-
-
-def _coo(A, no_diagonal: bool = False):
-    """``(rows, cols)`` of A's entries as NumPy arrays (GrB_extractTuples)."""
-    from .._device import to_numpy
-
-    r, c, _ = A.to_coo()
-    r, c = to_numpy(r), to_numpy(c)
-    if no_diagonal:
-        keep = r != c
-        r, c = r[keep], c[keep]
-    return r, c
-
-
-def _pattern(A, dtype=np.bool_, *, no_diagonal: bool = False):
-    """The structure of ``A`` as an iso Matrix of ``dtype`` ones (GrB_build of A's tuples).
-
-    Explicit zeros of ``A`` are entries, as everywhere in GraphBLAS.
-    """
-    from .. import Matrix
-
-    r, c = _coo(A, no_diagonal)
-    value = True if np.dtype(dtype) == np.bool_ else np.dtype(dtype).type(1)
-    return Matrix.from_coo(r, c, value, shape=A.shape, dtype=dtype).to(A.device)
-
-
-def _undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=False):
-    """``S = P + P'`` for the pattern ``P`` of A: the undirected graph of A.
-
-    Built in one GrB_build of the tuples of both directions (duplicates combined).  With
-    ``multiplicity`` the values count the directions an edge exists in (1 or 2), as
-    NetworkX counts a reciprocated edge of a DiGraph twice; otherwise every value is 1.
-    """
-    from .. import Matrix
-
-    r, c = _coo(A, no_diagonal)
-    rows, cols = np.concatenate([r, c]), np.concatenate([c, r])
-    dt = np.dtype(dtype)
-    if multiplicity:
-        # S = build(P + P', dup = plus): 2 where both directions exist
-        S = Matrix.from_coo(rows, cols, np.ones(rows.size, dtype=dt), shape=A.shape,
-                            dup_op="plus")
-    else:
-        # S = build(P + P', dup = any): the union
-        value = True if dt == np.bool_ else dt.type(1)
-        S = Matrix.from_coo(rows, cols, value, shape=A.shape, dtype=dt, dup_op="any")
-    return S.to(A.device)
-
-
-def _is_symmetric(A) -> bool:
-    """Whether the pattern of ``A`` equals the pattern of ``A'``."""
-    if A.nvals == 0:
-        return True
-    # pattern(A) == pattern(A'): the CSR of A against the (cached) CSR of A'
-    return A.isequal(A.T, values=False)
-
-
-def _check_no_nan(A, call: str, arg: str = "A") -> None:
-    """Raise InvalidValue when a float Matrix holds NaN values."""
-    from .. import reduce, select
-
-    if np.dtype(A.dtype).kind != "f" or A.nvals == 0:
-        return
-    # total = sum(A): NaN when a value is NaN (or +inf meets -inf), a number otherwise;
-    # one pass over the values screens out the common case
-    if not np.isnan(reduce(A, "plus")):
-        return
-    # nan = select(A, v != v): the NaN entries
-    nans = select(A, lambda i, j, v, t: v != v)
-    if nans.nvals:
-        r, c, _ = nans.to_coo()
-        raise bad_arg(InvalidValue, call, arg, "edge weights that are not NaN",
-                      f"{nans.nvals} NaN weight(s), e.g. at ({int(r[0])}, {int(c[0])})",
-                      "Drop them first: gb.select(A, lambda i, j, v, t: v == v).")
 
 
 def _any_true(v) -> bool:
@@ -207,7 +126,7 @@ def _directed(A, dout) -> bool:
 
     n = A.shape[0]
     # din = A' plus.pair id: the in-degrees
-    din = mxv(A.T, _ids(n, A.device), "plus_pair")
+    din = mxv(A.T, vertex_ids(n, A.device), "plus_pair")
     # any(dout != din) over the union (a degree present on one side only counts)
     return _any_true(ewise_add(dout, din, "ne"))
 
@@ -226,7 +145,7 @@ def _weak(A, report) -> tuple:
     n = A.shape[0]
     device = A.device
     AT = A.T
-    ids = _ids(n, device)
+    ids = vertex_ids(n, device)
     # d = A plus.pair id: the out-degrees (no entry without out-edges)
     dout = mxv(A, ids, "plus_pair")
     if dout.nvals == 0:
@@ -286,7 +205,7 @@ def _weak(A, report) -> tuple:
     # B = A(ri, ri): the sub-graph of the vertices left (GrB_extract)
     B = extract(A, ri, ri)
     # g = the labels of B, in B's local ids
-    g, it = _fastsv(B, _ids(nr, device), None, both, report, steps)
+    g, it = _fastsv(B, vertex_ids(nr, device), None, both, report, steps)
     # L = ri(g): local ids back to vertex ids (ri is ascending: minima stay minima)
     labels = extract(Vector.from_dense(ri), g.to_dense())
     # f(ri) = L
@@ -328,7 +247,7 @@ def _strong(A, report) -> tuple:
     # the products below never read A's values (pair, second): A and its cached
     # transpose serve as they are
     P, PT = A, A.T
-    ids = _ids(n, device)
+    ids = vertex_ids(n, device)
     # labels: the SCC label (smallest member id) of every vertex found so far
     labels = Vector.empty(n, np.int64, device)
     # rem = all vertices: those not yet assigned to an SCC
@@ -437,7 +356,7 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
     [0, 0, 0, 3, 4, 5]
     """
     call = "connected_components"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     kind = _connection(connection, call)
     n = A.shape[0]
     from .. import Vector
@@ -456,7 +375,7 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
         return Vector.from_dense(labels)
     with Progress(f"{call} ({kind})", enabled=progress) as report:
         # a symmetric pattern has the same strong and weak components
-        if kind == "weak" or _is_symmetric(A):
+        if kind == "weak" or is_symmetric(A):
             labels, steps = _weak(A, report)
             report.close(f"{steps} iterations")
         else:
@@ -470,7 +389,7 @@ def _plan(A, connection: str = "weak", *, progress: bool = False):
     from ..config import config
     from ..planner.algorithms import plan_components
 
-    return plan_components(_square_matrix(A, "connected_components"),
+    return plan_components(square_matrix(A, "connected_components"),
                            _connection(connection, "connected_components"), config.current())
 
 

@@ -18,8 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._progress import Progress
-from .bfs import _square_matrix
-from .components import _coo, _undirected
+from .common import coo, square_matrix, undirected
 
 __all__ = ["core_number"]
 
@@ -61,15 +60,15 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
     from .. import Vector, apply, mxv, reduce, select
 
     call = "core_number"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     n = A.shape[0]
     if n == 0:
         return Vector.empty(0, np.int64, A.device)
     # M = build(P + P', dup = plus) without self loops: a reciprocated edge counts 2
-    M = _undirected(A, np.int64, no_diagonal=True, multiplicity=True)
+    M = undirected(A, np.int64, no_diagonal=True, multiplicity=True)
     if directed is None:
         # symmetric iff every edge came in both directions: nvals(M) = nvals(offdiag(A))
-        r, _ = _coo(A, no_diagonal=True)
+        r, _ = coo(A, no_diagonal=True)
         directed = M.nvals != r.size
     if not directed:
         # M = one(M): each undirected edge once
@@ -117,7 +116,7 @@ def _plan(A, *, directed: bool | None = None, progress: bool = False):
     from ..config import config
     from ..planner.algorithms import plan_core_number
 
-    return plan_core_number(_square_matrix(A, "core_number"), config.current())
+    return plan_core_number(square_matrix(A, "core_number"), config.current())
 
 
 core_number.__gblas_plan__ = _plan

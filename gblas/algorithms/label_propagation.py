@@ -32,8 +32,7 @@ import numpy as np
 
 from ..exceptions import InvalidValue, bad_arg
 from ._progress import Progress
-from .bfs import _square_matrix
-from .components import _ids, _undirected
+from .common import square_matrix, undirected, vertex_ids
 
 __all__ = ["label_propagation"]
 
@@ -50,14 +49,14 @@ def _one_hot(labels: np.ndarray, rows, n: int, device: str):
 def _best_labels(Mc, Lab, ids_diag):
     """``(best, m)``: the smallest most frequent neighbour label of every row of ``Mc``."""
     from .. import mxm, reduce, select
-    from .sssp import _diag
+    from .common import diag
 
     # C = Mc plus.first Lab: C(i, l) = the neighbours of row i with label l
     C = mxm(Mc, Lab, "plus_first")
     # m = max over each row of C
     m = reduce(C, "max", axis="rows")
     # X = diag(m) any.- C: X(i, l) = m(i) - C(i, l)
-    X = mxm(_diag(m), C, "any_minus")
+    X = mxm(diag(m), C, "any_minus")
     # E = select(X == 0): the most frequent labels of every row
     E = select(X, "valueeq", 0)
     # best = min over each row of E any.second diag(id): the smallest of them
@@ -139,10 +138,10 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
     """
     from .. import Vector, apply, assign, ewise_mult, reduce, select
     from .._device import to_numpy
-    from .sssp import _diag
+    from .common import diag
 
     call = "label_propagation"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     if isinstance(max_iter, bool) or not isinstance(max_iter, (int, np.integer)) \
             or max_iter < 1:
         raise bad_arg(InvalidValue, call, "max_iter", "an integer >= 1", repr(max_iter))
@@ -151,15 +150,15 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
                       repr(method))
     n = A.shape[0]
     device = A.device
-    labels = _ids(n, device)
+    labels = vertex_ids(n, device)
     if n == 0 or A.nvals == 0:
         return labels
     # M = P + P' without self loops: neighbours, reciprocated edges counting twice
-    M = _undirected(A, np.int64, no_diagonal=True, multiplicity=True)
+    M = undirected(A, np.int64, no_diagonal=True, multiplicity=True)
     plan = _plan(A, max_iter, method=method)
     if plan.kernel:
         return _compiled(M, plan, max_iter, method, seed, progress)
-    ids_diag = _diag(_ids(n, device))
+    ids_diag = diag(vertex_ids(n, device))
     converged = False
     it = 0
     with Progress(f"{call} ({method})", enabled=progress, total=max_iter) as report:
@@ -214,7 +213,7 @@ def _plan(A, max_iter: int = 100, *, method: str = "semi-synchronous", seed: int
     from ..config import config
     from ..planner.algorithms import plan_label_propagation
 
-    return plan_label_propagation(_square_matrix(A, "label_propagation"), method,
+    return plan_label_propagation(square_matrix(A, "label_propagation"), method,
                                   config.current())
 
 

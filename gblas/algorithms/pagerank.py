@@ -38,7 +38,7 @@ from .._device import device_of, to_device, xp_for
 from ..core.dispatch import dispatchable
 from ..exceptions import DimensionMismatch, GraphBLASError, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
-from .bfs import _square_matrix
+from .common import square_matrix
 
 __all__ = ["pagerank", "PowerIterationFailedConvergence", "CRITERIA"]
 
@@ -216,7 +216,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     from ..core import executor
 
     call = "pagerank"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     n = A.shape[0]
     _check_args(damping, tol, max_iter, criterion, call)
     _check_weights(A, call)

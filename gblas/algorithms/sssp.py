@@ -11,20 +11,18 @@ holds the vertices with ``lo <= d < hi``, and inside it one step is
 
     t = f' min.+ A,   b = t < d,   d<b> = t,   f<b> = t<t < hi>
 
-until no distance of the bucket drops; the improvements at or beyond ``hi`` wait for their
-own bucket.  Then every distance below ``hi`` is final, and the next bucket is
-``f = d<hi <= d < hi'>`` (or, when that is empty, starts at the smallest distance not
-settled).  The buckets grow geometrically, ``hi = lo * (1 + W)``: power-law graphs put
-their hubs, and so nearly all of their edges, at the smallest distances, where the
-buckets are narrow and a vertex is relaxed about once, while the long tail of low-degree
-vertices takes a few wide buckets.  The first bucket holds the vertices at distance 0.
+until no distance of the bucket drops (improvements at or beyond ``hi`` wait for their own
+bucket); then every distance below ``hi`` is final and the next bucket is
+``f = d<hi <= d < hi'>`` (or starts at the smallest distance not settled).  The buckets
+grow geometrically, ``hi = lo * (1 + W)``, from the vertices at distance 0: power-law
+graphs put their hubs at the smallest distances, where narrow buckets relax a vertex
+about once.
 
 Unlike the light/heavy formulation of Sridhar et al., every step relaxes all the edges of
-its frontier: on Kronecker graphs the split saves about a sixth of the relaxations (3% of
-the time, measured with the light matrix built beforehand), but building it is a select
-over the whole matrix on every call, which takes about as long as the rest of the run.
+its frontier: the split would need a select over the whole matrix on every call, which
+costs more than the relaxations it saves.
 
-Negative weights: frontier Bellman-Ford (:func:`_relax`), one step
+Negative weights: frontier Bellman-Ford (:func:`relax`), one step
 
     t = f' min.+ A,   f = t<t < d or d has no entry>,   d<f> = f
 
@@ -33,10 +31,8 @@ improves a distance proves a negative cycle reachable from the source.  The same
 on a batch of sources at once, with ``D`` and ``F`` matrices (one row per source) and
 ``mxm`` instead of ``vxm``.
 
-The shortest-path tree comes afterwards: the *tight* edges (``d(i) + A(i, j) == d(j)``,
-found with two products by diagonal matrices) hold every shortest path, and a BFS over
-them from the source gives a tree (a BFS, not "any tight in-edge", because zero-weight
-cycles make tight edges cyclic).
+The shortest-path tree: a BFS from the source over the *tight* edges
+(``d(i) + A(i, j) == d(j)``; zero-weight cycles make "any tight in-edge" cyclic).
 
 References (ideas): LAGraph's ``LAGraph_BF_*`` Bellman-Ford variants; Meyer and Sanders,
 "Delta-stepping: a parallelizable shortest path algorithm" (J. Algorithms 2003); Sridhar
@@ -51,8 +47,7 @@ import numpy as np
 from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue
 from ._progress import Progress
-from .bfs import _square_matrix, _vertex
-from .components import _check_no_nan
+from .common import check_no_nan, check_vertex, diag, square_matrix
 
 __all__ = ["sssp"]
 
@@ -68,7 +63,7 @@ def _negative_cycle(call: str, where: str) -> InvalidValue:
         "Shortest paths are undefined there.")
 
 
-def _relax(A, D, *, step, limit: float | None, call: str, where: str, report) -> int:
+def relax(A, D, *, step, limit: float | None, call: str, where: str, report) -> int:
     """Run frontier Bellman-Ford in place on ``D`` (a Vector or a Matrix of distances).
 
     ``step(F)`` is the (min, +) product of the frontier with ``A``.  Returns the number of
@@ -101,21 +96,11 @@ def _relax(A, D, *, step, limit: float | None, call: str, where: str, report) ->
     return it
 
 
-def _diag(d):
-    """The diagonal matrix ``diag(d)`` of a Vector (entries only where ``d`` has them)."""
-    from .. import Matrix
-    from .._device import to_numpy
-
-    idx, vals = d.to_coo()
-    idx = to_numpy(idx)
-    return Matrix.from_coo(idx, idx, to_numpy(vals), shape=(d.size, d.size)).to(d.device)
-
-
-def _tight_edges(A, d):
+def tight_edges(A, d):
     """The edges on shortest paths: ``T(i, j)`` iff ``d(i) + A(i, j) == d(j)``."""
     from .. import mxm, select
 
-    Dd = _diag(d)
+    Dd = diag(d)
     # C = diag(d) min.+ A: C(i, j) = d(i) + A(i, j) (one term per entry)
     C = mxm(Dd, A, "min_plus")
     # K = C any.- diag(d): K(i, j) = d(i) + A(i, j) - d(j), the slack of every edge
@@ -125,14 +110,13 @@ def _tight_edges(A, d):
 
 
 def _check_source(A, source, call: str) -> int:
-    return _vertex(source, A.shape[0], call, "source")
+    return check_vertex(source, A.shape[0], call, "source")
 
 
 # ------------------------------------------------------------------ delta-stepping
 
-#: A bucket starting at ``lo`` ends at ``hi = lo * (1 + _WIDTH)``.  Measured on Graph500
-#: Kronecker graphs (scales 16 to 18, uniform weights): 2 to 12 are within the noise of
-#: each other; narrower buckets take more steps, wider ones relax more vertices again.
+#: A bucket starting at ``lo`` ends at ``hi = lo * (1 + _WIDTH)``: narrower buckets take
+#: more steps, wider ones relax more vertices again.
 _WIDTH = 4.0
 
 
@@ -197,7 +181,7 @@ def _buckets(A, d, source: int, *, report) -> int:
         f = select(r, "valuelt", hi)
 
 
-def _nonnegative_sssp(A, source: int, report):
+def nonnegative_sssp(A, source: int, report):
     """``(distances, steps)`` from ``source`` by delta-stepping (weights ``>= 0``); the
     vertices not reached have no entry."""
     from .. import Vector, select
@@ -273,15 +257,15 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     from .. import Vector, select, vxm
 
     call = "sssp"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     source = _check_source(A, source, call)
     n = A.shape[0]
     if _has_bad_weight(A):
-        _check_no_nan(A, call)
+        check_no_nan(A, call)
         # d(s) = 0
         d = Vector.from_coo([source], np.array([0.0]), n).to(A.device)
         with Progress(call, enabled=progress) as report:
-            steps = _relax(A, d, step=lambda f: vxm(f, A, "min_plus"), limit=None, call=call,
+            steps = relax(A, d, step=lambda f: vxm(f, A, "min_plus"), limit=None, call=call,
                            where=f"source {source}", report=report)
             # d = d<d < inf>: a path through an edge of weight inf is no path
             d = select(d, "valuelt", np.inf)
@@ -298,12 +282,12 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
             report.close(f"heap Dijkstra, {d.nvals:,} reached")
     else:
         with Progress(call, enabled=progress) as report:
-            d, steps = _nonnegative_sssp(A, source, report)
+            d, steps = nonnegative_sssp(A, source, report)
             report.close(f"{steps} steps, {d.nvals:,} reached")
     if not parents:
         return d
     # p = the BFS parents over the tight edges
-    return d, _bfs_forest(_tight_edges(A, d), [source])
+    return d, bfs_forest(tight_edges(A, d), [source])
 
 
 def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
@@ -312,14 +296,14 @@ def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
     shows."""
     from ._paths import shortest_paths_plan
 
-    A = _square_matrix(A, "sssp")
+    A = square_matrix(A, "sssp")
     return shortest_paths_plan(A, np.array([_check_source(A, source, "sssp")]), False)
 
 
 sssp.__gblas_plan__ = _plan
 
 
-def _sssp_batch(A, sources, *, limit: float | None = None, call: str = "sssp",
+def sssp_batch(A, sources, *, limit: float | None = None, call: str = "sssp",
                 progress: bool = False):
     """Distances from every vertex of ``sources`` at once: a ``len(sources) x n`` Matrix.
 
@@ -336,13 +320,13 @@ def _sssp_batch(A, sources, *, limit: float | None = None, call: str = "sssp",
     D = Matrix.from_coo(np.arange(k), src, np.zeros(k), shape=(k, n)).to(A.device)
     where = f"source {int(src[0])}" if k == 1 else "one of the sources"
     with Progress(call, enabled=progress) as report:
-        steps = _relax(A, D, step=lambda F: mxm(F, A, "min_plus"), limit=limit, call=call,
+        steps = relax(A, D, step=lambda F: mxm(F, A, "min_plus"), limit=limit, call=call,
                        where=where, report=report)
         report.close(f"{steps} steps")
     return D
 
 
-def _has_negative_cycle(A) -> bool:
+def has_negative_cycle(A) -> bool:
     """Whether ``A`` holds a negative cycle anywhere (Johnson's virtual source)."""
     from .. import Vector, select, vxm
 
@@ -356,21 +340,21 @@ def _has_negative_cycle(A) -> bool:
     d = Vector.from_dense(np.zeros(n)).to(A.device)
     try:
         with Progress("", enabled=False) as report:
-            _relax(A, d, step=lambda f: vxm(f, A, "min_plus"), limit=None, call="",
+            relax(A, d, step=lambda f: vxm(f, A, "min_plus"), limit=None, call="",
                    where="", report=report)
     except NegativeCycle:
         return True
     return False
 
 
-def _bfs_forest(T, roots):
+def bfs_forest(T, roots):
     """BFS parents over ``T`` from several roots at once (each root its own parent)."""
     from .. import Vector, apply, ewise_mult, mxv
-    from .components import _ids
+    from .common import vertex_ids
 
     n = T.shape[0]
     roots = np.asarray(roots, dtype=np.int64)
-    ids = _ids(n, T.device)
+    ids = vertex_ids(n, T.device)
     # p(r) = r; q(r) = r: the frontier carries the ids of its vertices
     parent = Vector.from_coo(roots, roots, n).to(T.device)
     q = parent.dup()

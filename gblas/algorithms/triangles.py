@@ -26,8 +26,7 @@ import numpy as np
 from .._device import to_device, to_numpy
 from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue, bad_arg
-from .bfs import _square_matrix
-from .components import _is_symmetric, _undirected
+from .common import is_symmetric, square_matrix, undirected
 
 __all__ = ["triangle_count"]
 
@@ -76,18 +75,18 @@ def triangle_count(A, *, presort: bool | None = None) -> int:
     from .. import Vector, mxm, mxv, reduce, select
 
     call = "triangle_count"
-    A = _square_matrix(A, call)
+    A = square_matrix(A, call)
     if presort is not None and not isinstance(presort, (bool, np.bool_)):
         raise bad_arg(InvalidValue, call, "presort", "True, False or None", repr(presort))
     n = A.shape[0]
     if A.nvals == 0:
         return 0
-    if _is_symmetric(A):
+    if is_symmetric(A):
         # S = offdiag(A): already both directions of every edge
         S = select(A, "offdiag")
     else:
         # S = build(P + P', dup = any) without the diagonal: the undirected graph
-        S = _undirected(A, np.int64, no_diagonal=True)
+        S = undirected(A, np.int64, no_diagonal=True)
     if S.nvals == 0:
         return 0
     if np.dtype(S.dtype) != np.int64:

@@ -72,7 +72,7 @@ def plan_of(A, operation: str, source: int = 0):
 
 def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentParser:
     """Add ``explain`` to the ``gblas`` command's subparsers."""
-    from ..cli import _ranged
+    from ..cli import ranged
 
     ops = "\n".join(textwrap.fill(v, 88, initial_indent=f"  {k:<22}",
                                    subsequent_indent=" " * 24) for k, v in OPERATIONS.items())
@@ -89,7 +89,7 @@ def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentP
                    help="one of: " + ", ".join(OPERATIONS))
     if common is not None:
         common(p)
-    p.add_argument("--source", type=_ranged(int, 0), default=0, metavar="N",
+    p.add_argument("--source", type=ranged(int, 0), default=0, metavar="N",
                    help="the start vertex of vxm, bfs and sssp, >= 0 (default 0)")
     p.set_defaults(func=run)
     return p

@@ -129,7 +129,7 @@ _DRAW = {"degree": (_degree, "degree distributions (out and in, log-log)"),
 def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentParser:
     """Add the ``plot`` group to the ``gblas`` command's subparsers, with its own
     pictures and those of the :data:`PLUGINS` modules that are installed."""
-    from ..cli import _ranged
+    from ..cli import ranged
 
     p = subparsers.add_parser(
         "plot", help="draw pictures of a graph file (needs matplotlib)",
@@ -149,7 +149,7 @@ def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentP
         q.add_argument("--out", type=Path, metavar="IMAGE",
                        help=f"the image file (default: FILE's name + '-{name}.png')")
         if name == "levels":
-            q.add_argument("--source", type=_ranged(int, 0), default=0, metavar="N",
+            q.add_argument("--source", type=ranged(int, 0), default=0, metavar="N",
                            help="the start vertex, >= 0 (default 0)")
         q.set_defaults(func=run)
     for module in PLUGINS:

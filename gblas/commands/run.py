@@ -141,7 +141,7 @@ def _out_path(text: str) -> Path:
 def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentParser:
     """Add ``run`` to the ``gblas`` command's subparsers; ``common`` adds the options
     shared with the other file commands (graph reading, device, progress)."""
-    from ..cli import _ranged
+    from ..cli import ranged
 
     names = "\n".join(textwrap.fill(a.help, 88, initial_indent=f"  {a.name:<24}",
                                      subsequent_indent=" " * 26)
@@ -165,19 +165,19 @@ def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentP
         common(p)
     p.add_argument("--out", type=_out_path, metavar="PATH",
                    help="write the result: .csv (vertex,value lines) or .npy (dense array)")
-    p.add_argument("--source", type=_ranged(int, 0), default=0, metavar="N",
+    p.add_argument("--source", type=ranged(int, 0), default=0, metavar="N",
                    help="start vertex of bfs and sssp, >= 0 (default 0)")
-    p.add_argument("--damping", type=_ranged(float, 0, 1), default=0.85,
+    p.add_argument("--damping", type=ranged(float, 0, 1), default=0.85,
                    help="pagerank damping factor, 0 to 1 (0.85)")
-    p.add_argument("--tol", type=_ranged(float, 0, low_open=True), default=1e-6,
+    p.add_argument("--tol", type=ranged(float, 0, low_open=True), default=1e-6,
                    help="pagerank tolerance on the L1 change, > 0 (1e-6)")
-    p.add_argument("--max-iter", type=_ranged(int, 1), default=100,
+    p.add_argument("--max-iter", type=ranged(int, 1), default=100,
                    help="iterations at most of pagerank and label_propagation, >= 1 (100)")
     p.add_argument("--connection", choices=["weak", "strong"], default="weak",
                    help="connected_components: weak or strong (default weak)")
-    p.add_argument("--samples", type=_ranged(int, 1), default=None,
+    p.add_argument("--samples", type=ranged(int, 1), default=None,
                    help="betweenness_centrality: number of random sources (default: all)")
-    p.add_argument("--seed", type=_ranged(int, 0), default=0,
+    p.add_argument("--seed", type=ranged(int, 0), default=0,
                    help="random seed of label_propagation and --samples, >= 0 (0)")
     p.add_argument("--quiet", action="store_true", help="print no summary")
     p.set_defaults(func=run)

@@ -3,8 +3,8 @@
 Examples
 --------
 >>> import numpy as np
->>> from gblas.csgraph._input import _graph
->>> A, kind = _graph(np.array([[0, 2], [np.inf, 0]]), "example")
+>>> from gblas.csgraph._input import as_graph
+>>> A, kind = as_graph(np.array([[0, 2], [np.inf, 0]]), "example")
 >>> A.nvals, kind
 (1, 'array')
 """
@@ -16,7 +16,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import NegativeCycleError as _SciPyNegativeCycleError
 
 from .._device import to_numpy
-from ..algorithms.components import _check_no_nan
+from ..algorithms.common import check_no_nan
 from ..core.matrix import Matrix, TransposedMatrix
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 
@@ -33,7 +33,7 @@ class NegativeCycleError(InvalidValue, _SciPyNegativeCycleError):
 
 
 
-def _graph(csgraph, call: str, *, directed: bool = True, unweighted: bool = False,
+def as_graph(csgraph, call: str, *, directed: bool = True, unweighted: bool = False,
            check_nan: bool = True):
     """``(A, kind)``: the graph as a float64 gb.Matrix under SciPy's conventions, and
     the kind of input ("sparray", "spmatrix", "array" or "gblas"); ``check_nan``: NaN
@@ -70,8 +70,8 @@ def _graph(csgraph, call: str, *, directed: bool = True, unweighted: bool = Fals
         raise bad_arg(DimensionMismatch, call, "csgraph", "a square (N, N) graph",
                       f"shape {A.shape}")
     if check_nan:
-        _check_no_nan(A, call, "csgraph")
-    return _prepare(A, directed=directed, unweighted=unweighted), kind
+        check_no_nan(A, call, "csgraph")
+    return prepare_graph(A, directed=directed, unweighted=unweighted), kind
 
 
 def is_pydata(x) -> bool:
@@ -97,7 +97,7 @@ def from_pydata(x, call: str):
     return sp.coo_array((np.asarray(c.data), (c.coords[0], c.coords[1])), shape=c.shape)
 
 
-def _prepare(A, *, directed: bool, unweighted: bool):
+def prepare_graph(A, *, directed: bool, unweighted: bool):
     """Unit weights for ``unweighted``; both directions, the smaller weight, for
     ``directed=False`` (one GrB_build of the tuples of A and A', duplicates by min)."""
     if not unweighted and directed:
@@ -110,7 +110,7 @@ def _prepare(A, *, directed: bool, unweighted: bool):
     return Matrix.from_coo(r, c, v, shape=A.shape, dup_op="min").to(A.device)
 
 
-def _indices(indices, n: int, call: str):
+def source_indices(indices, n: int, call: str):
     """``(flat int64 array, output shape prefix)``; negative ids wrap as in SciPy."""
     if indices is None:
         return np.arange(n, dtype=np.int64), (n,)
@@ -131,7 +131,7 @@ def _indices(indices, n: int, call: str):
     return flat, shape
 
 
-def _vertex(i, n: int, call: str, arg: str) -> int:
+def check_vertex(i, n: int, call: str, arg: str) -> int:
     if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
         raise bad_arg(InvalidValue, call, arg, "an integer vertex id", type(i).__name__)
     if not 0 <= int(i) < n:
@@ -139,7 +139,7 @@ def _vertex(i, n: int, call: str, arg: str) -> int:
     return int(i)
 
 
-def _negative_weights(A) -> bool:
+def has_negative_weights(A) -> bool:
     """Whether a weight is negative: the minimum of the values (one pass over them)."""
     from .. import reduce
 

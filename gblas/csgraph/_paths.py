@@ -18,15 +18,22 @@ from ..algorithms._paths import heap_paths, shortest_paths_plan
 from ..algorithms._progress import Progress
 from ..algorithms.sssp import (
     NegativeCycle,
-    _bfs_forest,
-    _has_negative_cycle,
-    _nonnegative_sssp,
-    _relax,
-    _sssp_batch,
-    _tight_edges,
+    bfs_forest,
+    has_negative_cycle,
+    nonnegative_sssp,
+    relax,
+    sssp_batch,
+    tight_edges,
 )
 from ..exceptions import InvalidValue, bad_arg
-from ._input import NULL, NegativeCycleError, _graph, _indices, _negative_weights, _prepare
+from ._input import (
+    NULL,
+    NegativeCycleError,
+    as_graph,
+    has_negative_weights,
+    prepare_graph,
+    source_indices,
+)
 
 
 def _distances(A, sources: np.ndarray, call: str, limit: float | None = None,
@@ -39,7 +46,7 @@ def _distances(A, sources: np.ndarray, call: str, limit: float | None = None,
     rows = []
     if k == 1 and nonnegative:
         with Progress(call, enabled=False) as report:
-            d, _ = _nonnegative_sssp(A, int(sources[0]), report)
+            d, _ = nonnegative_sssp(A, int(sources[0]), report)
         cols, vals = (to_numpy(a) for a in d.to_coo())
         if limit is not None:
             keep = vals <= limit
@@ -49,7 +56,7 @@ def _distances(A, sources: np.ndarray, call: str, limit: float | None = None,
     step = max(1, _BATCH_ENTRIES // max(n, 1))
     try:
         for lo in range(0, k, step):
-            D = _sssp_batch(A, sources[lo:lo + step], limit=limit, call=call)
+            D = sssp_batch(A, sources[lo:lo + step], limit=limit, call=call)
             S = D.to_scipy()
             for b in range(S.shape[0]):
                 cols = S.indices[S.indptr[b]:S.indptr[b + 1]]
@@ -71,7 +78,7 @@ def _predecessors(A, sources: np.ndarray, rows) -> np.ndarray:
     for b, s in enumerate(sources):
         cols, vals = rows[b]
         d = Vector.from_coo(cols, vals, n).to(A.device)
-        p = _bfs_forest(_tight_edges(A, d), [int(s)])
+        p = bfs_forest(tight_edges(A, d), [int(s)])
         pi, pv = (np.asarray(x.get() if hasattr(x, "get") else x) for x in p.to_coo())
         pred[b, pi] = pv
         pred[b, s] = NULL
@@ -106,9 +113,9 @@ def _paths(A, call: str, *, indices, return_predecessors, unweighted, limit=None
            global_check=False):
     """Distances (and predecessors) from ``indices`` on the prepared graph ``A``."""
     n = A.shape[0]
-    src, prefix = _indices(indices, n, call)
-    negative = (not unweighted) and _negative_weights(A)
-    if global_check and negative and _has_negative_cycle(A):
+    src, prefix = source_indices(indices, n, call)
+    negative = (not unweighted) and has_negative_weights(A)
+    if global_check and negative and has_negative_cycle(A):
         raise NegativeCycleError(f"{call}: negative cycle detected in the graph.")
     if paths_plan(A, src, negative).direction == "heap":
         dist, pred = heap_paths(A, src, limit)
@@ -167,13 +174,13 @@ def shortest_path(csgraph, method: str = "auto", directed: bool = True,
     if method == "FW" and indices is not None:
         raise bad_arg(InvalidValue, call, "indices", "None with method == 'FW' (Cannot "
                       "specify indices with method == 'FW')", repr(indices))
-    A, _ = _graph(csgraph, call)
+    A, _ = as_graph(csgraph, call)
     if method == "auto":
         # SciPy's rule: Floyd-Warshall for dense all-pairs, else Johnson on negative
         # weights and Dijkstra otherwise (it decides the negative-cycle check)
         dense = indices is None and A.nvals >= A.shape[0] ** 2 / 4
-        method = "FW" if dense else ("J" if _negative_weights(A) else "D")
-    return _paths(_prepare(A, directed=directed, unweighted=unweighted), call,
+        method = "FW" if dense else ("J" if has_negative_weights(A) else "D")
+    return _paths(prepare_graph(A, directed=directed, unweighted=unweighted), call,
                   indices=indices, return_predecessors=return_predecessors,
                   unweighted=unweighted, global_check=method in ("FW", "J"))
 
@@ -211,7 +218,7 @@ def dijkstra(csgraph, directed: bool = True, indices=None, return_predecessors: 
                       repr(limit))
     lim = None if np.isinf(limit) else limit
     if not min_only:
-        A, _ = _graph(csgraph, call, directed=directed, unweighted=unweighted)
+        A, _ = as_graph(csgraph, call, directed=directed, unweighted=unweighted)
         return _paths(A, call, indices=indices, return_predecessors=return_predecessors,
                       unweighted=unweighted, limit=lim)
     return _nearest(csgraph, call, directed, indices, return_predecessors, unweighted, lim)
@@ -221,16 +228,16 @@ def _nearest(csgraph, call, directed, indices, return_predecessors, unweighted, 
     """``min_only=True``: one multi-source Bellman-Ford from all of ``indices`` at 0."""
     from .. import Vector, vxm
 
-    A, _ = _graph(csgraph, call, directed=directed, unweighted=unweighted)
+    A, _ = as_graph(csgraph, call, directed=directed, unweighted=unweighted)
     n = A.shape[0]
-    src, _ = _indices(indices, n, call)
+    src, _ = source_indices(indices, n, call)
     src = np.unique(src)
-    negative = (not unweighted) and _negative_weights(A)
+    negative = (not unweighted) and has_negative_weights(A)
     # d(s) = 0 for every source
     d = Vector.from_coo(src, np.zeros(src.size), n).to(A.device)
     try:
         with Progress(call, enabled=False) as report:
-            _relax(A, d, step=lambda f: vxm(f, A, "min_plus"),
+            relax(A, d, step=lambda f: vxm(f, A, "min_plus"),
                    limit=None if negative else limit, call=call, where="the indices",
                    report=report)
     except NegativeCycle:
@@ -243,7 +250,7 @@ def _nearest(csgraph, call, directed, indices, return_predecessors, unweighted, 
         dist[dist > limit] = np.inf
     if not return_predecessors:
         return dist
-    parent = _bfs_forest(_tight_edges(A, d), src)
+    parent = bfs_forest(tight_edges(A, d), src)
     pi, pv = (np.asarray(x.get() if hasattr(x, "get") else x) for x in parent.to_coo())
     pred = np.full(n, NULL, dtype=np.int32)
     pred[pi] = pv
@@ -278,7 +285,7 @@ def bellman_ford(csgraph, directed: bool = True, indices=None,
     >>> bellman_ford(G, indices=0).tolist()
     [0.0, -1.0, 1.0]
     """
-    A, _ = _graph(csgraph, "bellman_ford", directed=directed, unweighted=unweighted)
+    A, _ = as_graph(csgraph, "bellman_ford", directed=directed, unweighted=unweighted)
     return _paths(A, "bellman_ford", indices=indices,
                   return_predecessors=return_predecessors, unweighted=unweighted)
 
@@ -298,7 +305,7 @@ def johnson(csgraph, directed: bool = True, indices=None,
     >>> johnson(G, indices=0).tolist()
     [0.0, -1.0, 1.0]
     """
-    A, _ = _graph(csgraph, "johnson", directed=directed, unweighted=unweighted)
+    A, _ = as_graph(csgraph, "johnson", directed=directed, unweighted=unweighted)
     return _paths(A, "johnson", indices=indices, return_predecessors=return_predecessors,
                   unweighted=unweighted, global_check=True)
 
@@ -318,7 +325,7 @@ def floyd_warshall(csgraph, directed: bool = True, return_predecessors: bool = F
     >>> floyd_warshall(G, directed=False).tolist()[3]
     [2.0, 1.0, 3.0, 0.0]
     """
-    A, _ = _graph(csgraph, "floyd_warshall", directed=directed, unweighted=unweighted)
+    A, _ = as_graph(csgraph, "floyd_warshall", directed=directed, unweighted=unweighted)
     return _paths(A, "floyd_warshall", indices=None,
                   return_predecessors=return_predecessors, unweighted=unweighted,
                   global_check=True)

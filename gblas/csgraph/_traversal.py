@@ -17,7 +17,7 @@ from scipy.sparse.csgraph import connected_components as _scipy_components
 from ..algorithms.components import connected_components as _components
 from ..core.matrix import Matrix, TransposedMatrix
 from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
-from ._input import NULL, _graph, _vertex, from_pydata, is_pydata
+from ._input import NULL, as_graph, check_vertex, from_pydata, is_pydata
 
 
 def _bfs_order(A, start: int, directed: bool):
@@ -114,7 +114,7 @@ def _order(csgraph, i_start, directed: bool, call: str):
 
     SciPy sparse input goes to the queue kernel as stored (O(reached) work beyond two
     O(n) arrays, where the conversion to a gb.Matrix would touch every entry); other
-    input through :func:`_graph`."""
+    input through :func:`as_graph`."""
     from ..config import config
     from ..planner.algorithms import plan_bfs_order
 
@@ -128,7 +128,7 @@ def _order(csgraph, i_start, directed: bool, call: str):
                           f"shape {S.shape}")
         kind = "spmatrix" if isinstance(csgraph, sp.spmatrix) else \
             "pydata" if is_pydata(csgraph) else "sparray"
-        start = _vertex(i_start, S.shape[0], call, "i_start")
+        start = check_vertex(i_start, S.shape[0], call, "i_start")
         G = _Pattern(S)
         plan = plan_bfs_order(G, directed, config.current())
         if plan.kernel:
@@ -142,8 +142,8 @@ def _order(csgraph, i_start, directed: bool, call: str):
     if isinstance(csgraph, Matrix) and csgraph.shape[0] == csgraph.shape[1]:
         A, kind = csgraph, "gblas"  # the search reads the pattern only: no value pass
     else:
-        A, kind = _graph(csgraph, call, check_nan=False)
-    start = _vertex(i_start, A.shape[0], call, "i_start")
+        A, kind = as_graph(csgraph, call, check_nan=False)
+    start = check_vertex(i_start, A.shape[0], call, "i_start")
     order, pred = _bfs_order(A, start, directed)
     return order, pred, A, kind
 
@@ -269,7 +269,7 @@ def connected_components(csgraph, directed: bool = True, connection: str = "weak
             csgraph = csgraph.to_scipy()
         return _scipy_components(csgraph, directed=True, connection="strong",
                                  return_labels=return_labels)
-    A, _ = _graph(csgraph, call, check_nan=False)
+    A, _ = as_graph(csgraph, call, check_nan=False)
     n = A.shape[0]
     if n == 0:
         labels = np.zeros(0, dtype=np.int32)

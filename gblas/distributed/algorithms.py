@@ -49,8 +49,8 @@ def _square(A, call: str) -> DistMatrix:
     return A
 
 
-def _vertex(source, n: int, call: str) -> int:
-    from ..algorithms.bfs import _vertex as check
+def check_vertex(source, n: int, call: str) -> int:
+    from ..algorithms.common import check_vertex as check
 
     return check(source, n, call, "source")
 
@@ -82,7 +82,7 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     call = "bfs"
     A = _square(A, call)
     n = A.shape[0]
-    source = _vertex(source, n, call)
+    source = check_vertex(source, n, call)
     if not parents and _tier2(A, call):
         from .nccl import run_bfs
 
@@ -127,7 +127,7 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     call = "sssp"
     A = _square(A, call)
     n = A.shape[0]
-    source = _vertex(source, n, call)
+    source = check_vertex(source, n, call)
     if parents:
         _no_option(call, "parents", parents, "Gather the matrix for the parent tree: "
                    "gb.algorithms.sssp(D.gather(), s, parents=True).")

@@ -17,7 +17,7 @@ __all__ = [
 ]
 
 
-def _labels(G: GblasGraph, connection: str) -> np.ndarray:
+def component_labels(G: GblasGraph, connection: str) -> np.ndarray:
     from ..algorithms import connected_components as cc
 
     if len(G) == 0:
@@ -47,7 +47,7 @@ def connected_components(G):
     [{1, 2}, {3, 4}]
     """
     G = graph(G)
-    return _component_sets(G, _labels(G, "weak"))
+    return _component_sets(G, component_labels(G, "weak"))
 
 
 def number_connected_components(G):
@@ -59,7 +59,7 @@ def number_connected_components(G):
     >>> nx.number_connected_components(nx.empty_graph(3), backend="gblas")
     3
     """
-    return int(np.unique(_labels(graph(G), "weak")).size)
+    return int(np.unique(component_labels(graph(G), "weak")).size)
 
 
 def is_connected(G):
@@ -73,7 +73,7 @@ def is_connected(G):
     """
     G = graph(G)
     null_graph_check(G)
-    return bool((_labels(G, "weak") == 0).all())
+    return bool((component_labels(G, "weak") == 0).all())
 
 
 def node_connected_component(G, n):
@@ -86,7 +86,7 @@ def node_connected_component(G, n):
     [3, 4]
     """
     G = graph(G)
-    labels = _labels(G, "weak")
+    labels = component_labels(G, "weak")
     i = G.index[n]
     return {G.nodes[j] for j in np.flatnonzero(labels == labels[i]).tolist()}
 
@@ -102,7 +102,7 @@ def weakly_connected_components(G):
     [{1, 2, 3}, {4, 5}]
     """
     G = graph(G)
-    return _component_sets(G, _labels(G, "weak"))
+    return _component_sets(G, component_labels(G, "weak"))
 
 
 def number_weakly_connected_components(G):
@@ -115,7 +115,7 @@ def number_weakly_connected_components(G):
     ...                                       backend="gblas")
     2
     """
-    return int(np.unique(_labels(graph(G), "weak")).size)
+    return int(np.unique(component_labels(graph(G), "weak")).size)
 
 
 def is_weakly_connected(G):
@@ -129,7 +129,7 @@ def is_weakly_connected(G):
     """
     G = graph(G)
     null_graph_check(G)
-    return bool((_labels(G, "weak") == 0).all())
+    return bool((component_labels(G, "weak") == 0).all())
 
 
 def _sinks_first(G: GblasGraph, labels: np.ndarray) -> list:
@@ -176,7 +176,7 @@ def strongly_connected_components(G):
     [{3}, {1, 2}]
     """
     G = graph(G)
-    labels = _labels(G, "strong")
+    labels = component_labels(G, "strong")
     # the sets come by label (each component's smallest vertex id)
     by_label = dict(zip(np.unique(labels).tolist(), _component_sets(G, labels)))
     for lab in _sinks_first(G, labels):
@@ -193,7 +193,7 @@ def number_strongly_connected_components(G):
     ...                                         backend="gblas")
     2
     """
-    return int(np.unique(_labels(graph(G), "strong")).size)
+    return int(np.unique(component_labels(graph(G), "strong")).size)
 
 
 def is_strongly_connected(G):
@@ -207,6 +207,6 @@ def is_strongly_connected(G):
     """
     G = graph(G)
     null_graph_check(G)
-    return bool((_labels(G, "strong") == 0).all())
+    return bool((component_labels(G, "strong") == 0).all())
 
 

@@ -199,7 +199,7 @@ def multi_source_dijkstra_path_length(G, sources, cutoff=None, weight="weight"):
     {0: 0, 4: 0, 1: 1, 3: 1, 2: 2}
     """
     from .. import reduce
-    from ..algorithms.sssp import _sssp_batch
+    from ..algorithms.sssp import sssp_batch
 
     G = graph(G)
     if not sources:
@@ -210,7 +210,7 @@ def multi_source_dijkstra_path_length(G, sources, cutoff=None, weight="weight"):
     w = _checked_weights(G, weight, negative_ok=False)
     ids = list(dict.fromkeys(G.index[s] for s in sources))
     A = G.matrix(weight, "min", device=device())
-    D = _sssp_batch(A, np.array(ids, dtype=np.int64))
+    D = sssp_batch(A, np.array(ids, dtype=np.int64))
     # d = min.reduce(D) over the sources: each vertex's distance from its nearest source
     d = to_numpy(reduce(D, "min", axis="columns").to_dense(fill=np.inf))
     return _as_lengths(G, d, w, cutoff, ids)
@@ -285,10 +285,10 @@ def negative_edge_cycle(G, weight="weight", heuristic=True):
     >>> nx.negative_edge_cycle(G, backend="gblas")
     True
     """
-    from ..algorithms.sssp import _has_negative_cycle
+    from ..algorithms.sssp import has_negative_cycle
 
     G = graph(G)
     if G.number_of_edges() == 0:
         return False
     _checked_weights(G, weight, negative_ok=True)
-    return bool(_has_negative_cycle(G.matrix(weight, "min", device=device())))
+    return bool(has_negative_cycle(G.matrix(weight, "min", device=device())))

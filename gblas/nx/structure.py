@@ -180,9 +180,9 @@ def number_of_selfloops(G):
 
 
 def _components(G: GblasGraph) -> int:
-    from .components import _labels
+    from .components import component_labels
 
-    return int(np.unique(_labels(G, "weak")).size)
+    return int(np.unique(component_labels(G, "weak")).size)
 
 
 def is_tree(G):

@@ -1,0 +1,139 @@
+"""Helpers the algorithms share: argument checks and the graph forms they build from a Matrix.
+
+Examples
+--------
+>>> import gblas as gb
+>>> from gblas.algorithms.common import undirected
+>>> A = gb.Matrix.from_coo([0], [1], shape=(2, 2))
+>>> undirected(A).nvals
+2
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidObject, InvalidValue, bad_arg
+
+__all__ = ["check_no_nan", "check_vertex", "coo", "diag", "is_symmetric", "pattern",
+           "square_matrix", "undirected", "vertex_ids"]
+
+
+def square_matrix(A, call: str, arg: str = "A"):
+    """The argument as a square gb.Matrix (a ``.T`` view or a SciPy matrix is accepted)."""
+    from .. import Matrix
+    from ..core.matrix import TransposedMatrix
+
+    if not isinstance(A, (Matrix, TransposedMatrix)):
+        if hasattr(A, "tocsr") and hasattr(A, "shape"):
+            A = Matrix.from_scipy(A)
+        else:
+            raise bad_arg(InvalidObject, call, arg, "a gb.Matrix (or a scipy.sparse matrix)",
+                          type(A).__name__)
+    if len(A.shape) != 2 or A.shape[0] != A.shape[1]:
+        raise bad_arg(DimensionMismatch, call, arg, "a square adjacency matrix",
+                      f"shape {A.shape[0]} x {A.shape[1]}")
+    return A
+
+
+def check_vertex(value, n: int, call: str, arg: str) -> int:
+    """Validate a vertex id: an integer in ``[0, n)``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise bad_arg(InvalidValue, call, arg, "an integer vertex id", type(value).__name__)
+    value = int(value)
+    if value < 0:
+        raise bad_arg(InvalidValue, call, arg, "a vertex id >= 0", str(value))
+    if value >= n:
+        raise bad_arg(IndexOutOfBound, call, arg, f"a vertex id in [0, {n})", str(value))
+    return value
+
+
+def vertex_ids(n: int, device: str = "cpu"):
+    """``id(i) = i`` as a dense int64 Vector on ``device``."""
+    from .. import Vector
+
+    return Vector.from_dense(np.arange(n, dtype=np.int64)).to(device)
+
+
+def coo(A, no_diagonal: bool = False):
+    """``(rows, cols)`` of A's entries as NumPy arrays (GrB_extractTuples)."""
+    from .._device import to_numpy
+
+    r, c, _ = A.to_coo()
+    r, c = to_numpy(r), to_numpy(c)
+    if no_diagonal:
+        keep = r != c
+        r, c = r[keep], c[keep]
+    return r, c
+
+
+def pattern(A, dtype=np.bool_, *, no_diagonal: bool = False):
+    """The structure of ``A`` as an iso Matrix of ``dtype`` ones (GrB_build of A's tuples).
+
+    Explicit zeros of ``A`` are entries, as everywhere in GraphBLAS.
+    """
+    from .. import Matrix
+
+    r, c = coo(A, no_diagonal)
+    value = True if np.dtype(dtype) == np.bool_ else np.dtype(dtype).type(1)
+    return Matrix.from_coo(r, c, value, shape=A.shape, dtype=dtype).to(A.device)
+
+
+def undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=False):
+    """``S = P + P'`` for the pattern ``P`` of A: the undirected graph of A.
+
+    Built in one GrB_build of the tuples of both directions (duplicates combined).  With
+    ``multiplicity`` the values count the directions an edge exists in (1 or 2), as
+    NetworkX counts a reciprocated edge of a DiGraph twice; otherwise every value is 1.
+    """
+    from .. import Matrix
+
+    r, c = coo(A, no_diagonal)
+    rows, cols = np.concatenate([r, c]), np.concatenate([c, r])
+    dt = np.dtype(dtype)
+    if multiplicity:
+        # S = build(P + P', dup = plus): 2 where both directions exist
+        S = Matrix.from_coo(rows, cols, np.ones(rows.size, dtype=dt), shape=A.shape,
+                            dup_op="plus")
+    else:
+        # S = build(P + P', dup = any): the union
+        value = True if dt == np.bool_ else dt.type(1)
+        S = Matrix.from_coo(rows, cols, value, shape=A.shape, dtype=dt, dup_op="any")
+    return S.to(A.device)
+
+
+def is_symmetric(A) -> bool:
+    """Whether the pattern of ``A`` equals the pattern of ``A'``."""
+    if A.nvals == 0:
+        return True
+    # pattern(A) == pattern(A'): the CSR of A against the (cached) CSR of A'
+    return A.isequal(A.T, values=False)
+
+
+def check_no_nan(A, call: str, arg: str = "A") -> None:
+    """Raise InvalidValue when a float Matrix holds NaN values."""
+    from .. import reduce, select
+
+    if np.dtype(A.dtype).kind != "f" or A.nvals == 0:
+        return
+    # total = sum(A): NaN when a value is NaN (or +inf meets -inf), a number otherwise;
+    # one pass over the values screens out the common case
+    if not np.isnan(reduce(A, "plus")):
+        return
+    # nan = select(A, v != v): the NaN entries
+    nans = select(A, lambda i, j, v, t: v != v)
+    if nans.nvals:
+        r, c, _ = nans.to_coo()
+        raise bad_arg(InvalidValue, call, arg, "edge weights that are not NaN",
+                      f"{nans.nvals} NaN weight(s), e.g. at ({int(r[0])}, {int(c[0])})",
+                      "Drop them first: gb.select(A, lambda i, j, v, t: v == v).")
+
+
+def diag(d):
+    """The diagonal matrix ``diag(d)`` of a Vector (entries only where ``d`` has them)."""
+    from .. import Matrix
+    from .._device import to_numpy
+
+    idx, vals = d.to_coo()
+    idx = to_numpy(idx)
+    return Matrix.from_coo(idx, idx, to_numpy(vals), shape=(d.size, d.size)).to(d.device)
