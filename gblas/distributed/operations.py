@@ -253,7 +253,7 @@ def _shifted(name, args, r0: int, c0: int, kind: str):
         return args
     op = args[1]
     thunk = args[2] if len(args) > 2 else None
-    if callable(op):
+    if callable(op) or isinstance(op, exchange.Shipped):
         return (args[0], exchange.Offset(exchange.ship(op), r0, c0)) + tuple(args[2:])
     key = op.lower() if isinstance(op, str) else op
     k = 0 if thunk is None else thunk
