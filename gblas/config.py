@@ -1,4 +1,4 @@
-"""Context-variable settings: planner overrides, device preference, memory budget.
+"""Context-variable settings: planner overrides, memory budget, threads.
 
 Examples
 --------
@@ -28,7 +28,6 @@ class Settings:
 
     format: str | None = None
     direction: str | None = None
-    device: str | None = None
     mxm_method: str | None = None
     memory_budget: int | None = None  # bytes for cached derived formats per matrix
     threads: int | None = None
@@ -41,6 +40,10 @@ _current: contextvars.ContextVar[Settings] = contextvars.ContextVar("gblas_setti
 
 def _validate(kw: dict) -> None:
     names = {f.name for f in fields(Settings)}
+    if "device" in kw:
+        raise bad_arg(InvalidValue, "config", "device", "a setting of the planner ("
+                      + ", ".join(sorted(names)) + ")", repr(kw["device"])
+                      + "; a Matrix or Vector runs where it lives: move it with A.to('gpu')")
     for k in kw:
         if k not in names:
             raise bad_arg(InvalidValue, "config", k, "one of " + ", ".join(sorted(names)),
@@ -51,9 +54,6 @@ def _validate(kw: dict) -> None:
     if kw.get("mxm_method") not in _MXM_METHODS:
         raise bad_arg(InvalidValue, "config", "mxm_method", "'saxpy', 'dot' or None",
                       repr(kw["mxm_method"]))
-    if kw.get("device") not in (None, "cpu", "gpu"):
-        raise bad_arg(InvalidValue, "config", "device", "'cpu', 'gpu' or None",
-                      repr(kw["device"]))
     if "format" in kw and kw["format"] is not None:
         from .formats import FORMATS
 
@@ -89,8 +89,6 @@ class _Config:
         Matrix format to use (``"csr"``; more with the cache-aware formats).
     direction : {"pull", "push"}, optional
         mxv/vxm direction.
-    device : {"cpu", "gpu"}, optional
-        Device for operations whose operands allow a choice.
     mxm_method : {"saxpy", "dot"}, optional
         Masked SpGEMM method.
     memory_budget : int, optional
@@ -103,6 +101,16 @@ class _Config:
         algorithm's iterations).  The planner builds a faster format when that many calls
         pay for its build, instead of waiting until the calls so far have (ski rental);
         ``gb.explain`` shows it in the plan's ``details["expected_uses"]``.
+
+    There is no device setting: an operation runs where its operands live (``A.to("gpu")``
+    moves a Matrix).
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> with gb.config(format="csr", direction="pull"):
+    ...     gb.config.current().format
+    'csr'
     """
 
     def __call__(self, **kw) -> contextlib.AbstractContextManager:

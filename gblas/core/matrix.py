@@ -14,6 +14,7 @@ from .._device import check_device, device_of, to_numpy, xp_for
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, OutOfMemory, bad_arg
 from ..formats import CSR, get_format_class
+from ..planner import admit_format
 from ._check import as_index_array, check_shape
 from .mask import Mask
 
@@ -223,16 +224,26 @@ class Matrix:
                     f"with {self.nvals:,} entries ({base.nbytes / 2**20:.1f} MB in CSR) ran "
                     f"out of {base.device} memory: {exc}. Free memory (A.clear_cache() drops "
                     "derived formats) or keep CSR with gb.config(format='csr').") from exc
-        budget = config.current().memory_budget
         used = sum(f.nbytes for f in self._cache.values())
-        if budget is None or used + fmt.nbytes <= budget:
+        if admit_format(fmt.nbytes, used, config.current().memory_budget):
             self._cache[key] = fmt
         return fmt
 
     def has_format(self, name: str, *, transposed: bool = False, **params) -> bool:
+        """Whether the format ``name`` (of the transpose) is built and cached."""
+        return self.cached_format(name, transposed=transposed, **params) is not None
+
+    def cached_format(self, name: str, *, transposed: bool = False, **params):
+        """The cached format ``name`` (of the transpose), or None; builds nothing and
+        counts no use (what the planner reads)."""
         if name == "csr" and not transposed and not params:
-            return True
-        return (name, transposed, tuple(sorted(params.items()))) in self._cache
+            return self._csr
+        return self._cache.get((name, transposed, tuple(sorted(params.items()))))
+
+    def cache_state(self) -> tuple:
+        """The keys of the cached formats, ``(name, transposed, params)``: a plan made on
+        one state holds while it is unchanged."""
+        return tuple(self._cache)
 
     def uses(self, name: str = "csr", *, transposed: bool = False) -> int:
         """How many times a call has used this format (a planner statistic)."""

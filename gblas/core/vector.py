@@ -245,7 +245,14 @@ class Vector:
 
     @property
     def is_dense_storage(self) -> bool:
+        """Whether the values are stored as a dense array (with a presence mask)."""
         return self._data.indices is None
+
+    @property
+    def is_full(self) -> bool:
+        """Whether every position holds an entry, stored densely."""
+        d = self._data
+        return d.indices is None and d.present is None
 
     @property
     def S(self):

@@ -1,7 +1,14 @@
 """The planner: the only place that chooses format, direction and device."""
 
-from .choose import plan_array, plan_elementwise, plan_mxm, plan_mxv, plan_shortest_paths
+from .choose import (
+           admit_format,
+           plan_array,
+           plan_elementwise,
+           plan_mxm,
+           plan_mxv,
+           plan_shortest_paths,
+)
 from .plan import Plan
 
-__all__ = ["Plan", "plan_array", "plan_elementwise", "plan_mxm", "plan_mxv",
+__all__ = ["Plan", "admit_format", "plan_array", "plan_elementwise", "plan_mxm", "plan_mxv",
            "plan_shortest_paths"]

@@ -52,20 +52,19 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
     planned float32 plus_times call spent 71 instead of 138 us of CPU.)
     """
     memo = key = None
-    d = x._data
-    if mask is None and d.indices is None and d.present is None:
-        memo = cost.summary(A._csr)
+    if mask is None and x.is_full:
+        memo = cost.summary(A.csr())
         # the facts the plan read: a GPU plan reads the device's L2, not the CPU's caches
         hw = hardware.gpu_l2_bytes() if A.device == "gpu" else hardware.detect()
         key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw)
         hit = memo.get(key)
-        if hit is not None and hit[0] is semiring and hit[1] == tuple(A._cache):
+        if hit is not None and hit[0] is semiring and hit[1] == A.cache_state():
             return hit[2]
     plan = _plan_mxv(A, transposed, x, mask, semiring, settings)
     if memo is not None and not plan.conversions and not (
             {"pending", "free_bytes"} & plan.details.keys()):
         kept = {k: v for k, v in plan.details.items() if k != "uses"}
-        memo[key] = (semiring, tuple(A._cache),
+        memo[key] = (semiring, A.cache_state(),
                      dataclasses.replace(plan, details={**kept, "memoized": True}))
     return plan
 
@@ -132,7 +131,7 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
         details.update(more)
     variant = direction
     if (direction == "pull" and settings.format is None and mask is None
-            and x.is_dense_storage and x._data.present is None
+            and x.is_full
             and semiring.add.code == "plus" and semiring.multiply.code == "pair"
             and has_kernel("mxv", "csr", device, "rowcount")):
         # y = A (+.pair) 1 is each row's entry count: the row pointers hold it
@@ -193,7 +192,7 @@ def _cached_csr(A, transposed: bool):
     planner only looks: ``Matrix.csr(True)`` would build it and count one)."""
     if not transposed:
         return A.csr()
-    return A._cache.get(("csr", True, ()))
+    return A.cached_format("csr", transposed=True)
 
 
 _CANDIDATES: dict[str, tuple[str, ...]] = {}
@@ -289,8 +288,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
                 "preferred": preferred}
         fixed = memo[key] = (preferred, where, balance, base, f"csr: {where}, {balance}")
     preferred, where, balance, base_details, csr_reason = fixed
-    formats_built = A._cache  # the Matrix's format cache, read without counting a use
-    built = [f for f in cands if f != "csr" and (f, transposed, ()) in formats_built]
+    built = [f for f in cands if f != "csr" and A.has_format(f, transposed=transposed)]
     if preferred == "csr" and not built:
         return "csr", csr_reason, base_details, None
     a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
@@ -440,7 +438,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                    build_s=dict(facts["build_s"]))  # a Plan's own copy
     calls, paid_by, so_far = _horizon(uses, expected_uses, details)
     others = [f for f in est if f != "csr"]
-    built = [f for f in others if A._cache.get((f, transposed, ())) is not None]
+    built = [f for f in others if A.has_format(f, transposed=transposed)]
     best_built = min(built, key=lambda f: est[f].seconds, default=None)
     if best_built is not None and est[best_built].seconds < base.seconds:
         return best_built, f"{best_built} (already built): {where}; {ests}", details, \
@@ -542,6 +540,18 @@ def _dot_work(mask_csr, a_row, b_col) -> float:
     short, long = xp.minimum(la, lb), xp.maximum(la, lb)
     work = xp.where(long > 16 * short, short * xp.log2(long + 1), la + lb)
     return float(work.sum())
+
+
+def admit_format(nbytes: int, cached_bytes: int, memory_budget: int | None) -> bool:
+    """Whether a Matrix keeps a format of ``nbytes`` beside ``cached_bytes`` already
+    cached, under ``gb.config(memory_budget=...)`` (no budget: always).
+
+    Examples
+    --------
+    >>> admit_format(100, 900, 1000), admit_format(101, 900, 1000), admit_format(1, 0, None)
+    (True, False, True)
+    """
+    return memory_budget is None or cached_bytes + nbytes <= memory_budget
 
 
 def plan_elementwise(op: str, device: str, what: str = "vectorized array operation") -> Plan:

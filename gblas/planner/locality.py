@@ -59,7 +59,7 @@ def annotate(A: Any, transposed: bool, fmt: str, x_bytes: int, y_bytes: int, rea
              details: dict, est: int) -> tuple[str, int]:
     """Add the predicted misses of an unmasked CPU pull to a plan's reason and details;
     returns ``(reason, est_bytes)`` (the prediction for a CSR or shards pull)."""
-    csr = A.csr() if not transposed else A._cache.get(("csr", True, ()))
+    csr = A.cached_format("csr", transposed=transposed)
     if csr is None or csr.device != "cpu" or csr.nnz == 0:
         return reason, est
     hw = hardware.detect()
