@@ -282,10 +282,13 @@ def _pr_as_vector(state):
 
 def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
              personalization=None, progress: bool = False, *, criterion: str = "l1",
-             checkpoint_every: int = 5, max_restarts: int = 2):
+             checkpoint_every: int = 5, max_restarts: int = 2,
+             checkpoint: Checkpoint | None = None):
     """Distributed PageRank (the definition and stopping rules of
     :func:`gblas.algorithms.pagerank`), restarting from its last checkpoint when a
-    worker is lost (at most ``max_restarts`` times)."""
+    worker is lost (at most ``max_restarts`` times).  ``checkpoint`` (a
+    :class:`~gblas.distributed.checkpoint.Checkpoint`) replaces ``checkpoint_every`` and
+    shows afterwards where the run saved and how often it restarted."""
     from ..algorithms.pagerank import (
         PowerIterationFailedConvergence,
         _check_args,
@@ -312,7 +315,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
                 f"{stats['err']:.3g}, needed < {limit:.3g}). Raise max_iter or tol.", r,
                 max_iter)
         return r
-    ck = Checkpoint(checkpoint_every)
+    ck = Checkpoint(checkpoint_every) if checkpoint is None else checkpoint
     while True:
         try:
             return _pagerank_run(A, alpha, limit, max_iter, p, ck, criterion, call, progress)
@@ -324,7 +327,11 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
                     f"{call}: a worker was lost after iteration {ck.iteration} (the last "
                     f"checkpoint) and the run cannot go on ({why}): {e}") from e
             ck.restarts += 1
-            _rebuild(A)
+            try:
+                _rebuild(A)
+            except Exception as e2:  # noqa: BLE001 - the cluster is not usable
+                raise WorkerLost(f"{call}: rebuilding the matrix after a lost worker "
+                                 f"failed ({type(e2).__name__}: {e2})") from e2
         except PowerIterationFailedConvergence:
             raise
 

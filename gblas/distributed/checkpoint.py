@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from ..exceptions import GraphBLASError
 
-__all__ = ["WorkerLost", "Checkpoint", "is_fault"]
+__all__ = ["WorkerLost", "Checkpoint", "is_fault", "lost", "scatter"]
 
 
 class WorkerLost(GraphBLASError, RuntimeError):
@@ -40,6 +40,27 @@ def is_fault(exc: BaseException) -> bool:
     return bool(names & {"CancelledError", "FutureCancelledError", "KilledWorker",
                          "CommClosedError", "TimeoutError", "StreamClosedError",
                          "FutureLostError"})
+
+
+def lost(call: str, exc: BaseException, timeout: float | None) -> WorkerLost:
+    """The WorkerLost for a fault ``exc`` met by ``call``."""
+    what = (f"did not finish within the timeout of {timeout:g} s"
+            if "Timeout" in type(exc).__name__ and timeout is not None else
+            "lost a worker holding part of its data")
+    return WorkerLost(
+        f"{call}: the cluster {what} ({type(exc).__name__}: {exc}). Rebuild the matrix on "
+        "the workers alive now with D.rebuild() (a matrix made by distribute() or a "
+        "distributed generator), or raise the timeout with distribute(..., timeout=...).")
+
+
+def scatter(client, obj, worker: str, call: str, timeout: float | None = None):
+    """``client.scatter(obj)`` to ``worker`` (a future); a fault becomes a WorkerLost."""
+    try:
+        return client.scatter(obj, workers=[worker], hash=False, timeout=timeout)
+    except Exception as e:  # noqa: BLE001 - sorted below
+        if is_fault(e):
+            raise lost(call, e, timeout) from e
+        raise
 
 
 class Checkpoint:

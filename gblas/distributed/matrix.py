@@ -15,6 +15,7 @@ import numpy as np
 
 from ..exceptions import InvalidObject, InvalidValue, bad_arg
 from . import exchange
+from .checkpoint import scatter
 from .grid import Grid, default_grid
 from .vector import DistMask, DistVector, _dispatch
 
@@ -124,7 +125,8 @@ class DistMatrix:
                                int(g.col_bounds[j]), int(g.col_bounds[j + 1]))
                     if self.device != "cpu":
                         b = b.to(self.device)
-                    blocks.append(self.client.scatter(b, workers=[g.owner(i, j)], hash=False))
+                    blocks.append(scatter(self.client, b, g.owner(i, j), "distribute",
+                                          self.timeout))
             self.blocks = blocks
         elif kind == "recipe":
             _, func, args = self._source

@@ -34,7 +34,7 @@ from ..core.matrix import Matrix, TransposedMatrix
 from ..core.vector import Vector
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, NoKernel, bad_arg
 from . import exchange
-from .checkpoint import WorkerLost, is_fault
+from .checkpoint import WorkerLost, is_fault, lost
 from .grid import Grid, check_same_grid, same_bounds
 from .matrix import DistMatrix, DistTransposed, distribute
 from .vector import DistMask, DistVector, scatter_vector
@@ -56,14 +56,7 @@ def wait(client, futures: list, call: str, timeout: float | None):
         return client.gather(futures)
     except Exception as e:  # noqa: BLE001 - sorted into faults and the task's own errors
         if is_fault(e) and not isinstance(e, WorkerLost):
-            what = ("did not finish within the timeout of "
-                    f"{timeout:g} s" if "Timeout" in type(e).__name__ else
-                    "lost a worker holding part of its data")
-            raise WorkerLost(
-                f"{call}: the cluster {what} ({type(e).__name__}: {e}). Rebuild the matrix "
-                "on the workers alive now with D.rebuild() (a matrix made by distribute() "
-                "or a distributed generator), or raise the timeout with "
-                "distribute(..., timeout=...).") from e
+            raise lost(call, e, timeout) from e
         raise
 
 

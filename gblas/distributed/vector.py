@@ -13,6 +13,7 @@ import numpy as np
 
 from ..exceptions import DimensionMismatch, bad_arg
 from . import exchange
+from .checkpoint import scatter
 
 __all__ = ["DistVector", "DistMask", "scatter_vector"]
 
@@ -165,5 +166,5 @@ def scatter_vector(client, vec, bounds: np.ndarray, owners: list,
     parts = []
     for k, w in enumerate(owners):
         seg = exchange.cut(vec, int(bounds[k]), int(bounds[k + 1]))
-        parts.append(client.scatter(seg, workers=[w], hash=False))
+        parts.append(scatter(client, seg, w, "distribute", timeout))
     return DistVector(client, bounds, parts, owners, vec.dtype, vec.device, timeout)
