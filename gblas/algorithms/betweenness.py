@@ -45,8 +45,8 @@ __all__ = ["betweenness_centrality"]
 
 def _sources(sources, n: int, call: str) -> np.ndarray:
     """Validated unique source ids (an array-like of ints, or a Vector's indices)."""
-    from .. import Vector
     from .._device import to_numpy
+    from ..core import Vector
 
     if isinstance(sources, Vector):
         if sources.size != n:
@@ -93,7 +93,8 @@ def _scale(n: int, k: int | None, normalized: bool, directed: bool):
 def _level(T, keep, values, xp):
     """The ``k x n`` Matrix of ``T``'s entries where ``keep`` (``values`` their values),
     built straight from the arrays (its rows are counted, nothing is sorted)."""
-    from .. import Matrix, dtypes
+    from .. import dtypes
+    from ..core import Matrix
     from ..formats import CSR
 
     csr = T.csr()
@@ -117,8 +118,8 @@ def _batch(A, AT, src: np.ndarray, report, done: int, total: int):
     each a lookup, instead of a masked product and a write-back whose cost grows with
     every vertex reached so far.
     """
-    from .. import Matrix, mxm
     from .._device import xp_for
+    from ..core import Matrix, mxm
     from ..formats import CSR
 
     xp = xp_for(A.device)
@@ -171,7 +172,7 @@ def _batch(A, AT, src: np.ndarray, report, done: int, total: int):
 
 def _unit_rows(k: int, n: int, src, device):
     """The ``k x n`` Matrix with a 1 at ``(b, src[b])``."""
-    from .. import Matrix
+    from ..core import Matrix
 
     return Matrix.from_coo(np.arange(k), src, np.ones(k), shape=(k, n)).to(device)
 
@@ -226,8 +227,8 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     >>> gb.algorithms.betweenness_centrality(A).to_dense().round(4).tolist()
     [0.0, 0.6667, 0.6667, 0.0]
     """
-    from .. import Vector, apply, ewise_mult
     from .._device import xp_for
+    from ..core import Vector, apply, ewise_mult
 
     call = "betweenness_centrality"
     A = square_matrix(A, call)

@@ -64,7 +64,7 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     >>> parents.to_dense(fill=-1).tolist()
     [0, 0, 1, 1, 3, -1]
     """
-    from .. import Vector, apply, ewise_mult, mxv
+    from ..core import Vector, apply, ewise_mult, mxv
 
     call = "bfs"
     A = square_matrix(A, call)
@@ -127,8 +127,7 @@ bfs.__gblas_plan__ = _plan
 def _fused(A, source: int, parents: bool, plan, progress: bool):
     """Levels (and parents) from the plan's fused kernel, as Vectors without the
     unreached vertices (its levels run in compiled code: progress reports the total)."""
-    from .. import Vector
-    from ..core import executor
+    from ..core import Vector, executor
 
     kernel = executor.kernel(plan)
     get_AT = (lambda: A.csr(transposed=True)) if plan.details["pull"] else None

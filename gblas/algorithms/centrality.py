@@ -55,7 +55,7 @@ def _mul(A) -> str:
 
 def _start(x, n: int, fill: float, call: str, arg: str, dev: str):
     """A dense float64 Vector: ``x`` (array_like of length n) or ``fill`` everywhere."""
-    from .. import Vector
+    from ..core import Vector
 
     if x is None:
         return Vector.full(n, fill, device=dev)
@@ -68,20 +68,20 @@ def _start(x, n: int, fill: float, call: str, arg: str, dev: str):
 
 def _dense(y, zeros):
     """``y`` with its missing entries as 0: ``zeros (+) y`` over the union."""
-    from .. import ewise_add
+    from ..core import ewise_add
 
     return ewise_add(zeros, y, "plus")
 
 
 def _norm2(x) -> float:
-    from .. import ewise_mult, reduce
+    from ..core import ewise_mult, reduce
 
     # |x|_2 = sqrt(plus.reduce(x .* x))
     return math.sqrt(float(reduce(ewise_mult(x, x, "times"), "plus")))
 
 
 def _l1(u, v) -> float:
-    from .. import apply, ewise_add, reduce
+    from ..core import apply, ewise_add, reduce
 
     # |u - v|_1 = plus.reduce(abs(u - v))
     return float(reduce(apply(ewise_add(u, v, "minus"), "abs"), "plus"))
@@ -130,7 +130,7 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     >>> [round(float(v), 4) for v in x.to_dense()]
     [0.5, 0.7071, 0.5]
     """
-    from .. import apply, ewise_add, mxv, reduce
+    from ..core import apply, ewise_add, mxv, reduce
 
     call = "eigenvector_centrality"
     A = square_matrix(A, call)
@@ -196,7 +196,7 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     >>> x.to_dense().tolist()
     [1.0, 1.5, 1.75]
     """
-    from .. import apply, ewise_add, mxv
+    from ..core import apply, ewise_add, mxv
 
     call = "katz_centrality"
     A = square_matrix(A, call)
@@ -257,7 +257,7 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
     >>> [round(float(v), 4) for v in h.to_dense()], [round(float(v), 4) for v in a.to_dense()]
     ([0.618, 0.382, 0.0], [0.0, 0.382, 0.618])
     """
-    from .. import Vector, apply, mxv, reduce
+    from ..core import Vector, apply, mxv, reduce
 
     call = "hits"
     A = square_matrix(A, call)

@@ -83,8 +83,8 @@ def _number(value, call: str, arg: str, low: float, *, strict: bool) -> float:
 
 def _split(R, holdout, seed: int, call: str):
     """``(train, test)`` gb.Matrix pair (test None without a holdout)."""
-    from .. import Matrix
     from .._device import to_numpy
+    from ..core import Matrix
 
     if isinstance(holdout, Matrix):
         if holdout.shape != R.shape:
@@ -112,7 +112,7 @@ def _split(R, holdout, seed: int, call: str):
 
 def _errors(R, U, V):
     """``E<R> = R - U V'`` (the masked product only computes R's pattern)."""
-    from .. import ewise_mult, mxm
+    from ..core import ewise_mult, mxm
 
     # P<R> = U plus.times V': predictions on the ratings' pattern (SDDMM)
     P = mxm(U, V.T, "plus_times", mask=R.S)
@@ -121,7 +121,7 @@ def _errors(R, U, V):
 
 
 def _rmse(E) -> float:
-    from .. import ewise_mult, reduce
+    from ..core import ewise_mult, reduce
 
     if E.nvals == 0:
         return 0.0
@@ -188,8 +188,8 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     >>> U.shape, V.shape, bool(res.rmse[-1] < res.rmse[0] / 2)
     ((60, 3), (40, 3), True)
     """
-    from .. import Matrix, apply, ewise_add, mxm, reduce
     from .._device import to_numpy
+    from ..core import Matrix, apply, ewise_add, mxm, reduce
     from .common import diag
 
     call = "collaborative_filtering"

@@ -21,7 +21,7 @@ __all__ = ["check_no_nan", "check_vertex", "coo", "diag", "is_symmetric", "patte
 
 def square_matrix(A, call: str, arg: str = "A"):
     """The argument as a square gb.Matrix (a ``.T`` view or a SciPy matrix is accepted)."""
-    from .. import Matrix
+    from ..core import Matrix
     from ..core.matrix import TransposedMatrix
 
     if not isinstance(A, (Matrix, TransposedMatrix)):
@@ -50,7 +50,7 @@ def check_vertex(value, n: int, call: str, arg: str) -> int:
 
 def vertex_ids(n: int, device: str = "cpu"):
     """``id(i) = i`` as a dense int64 Vector on ``device``."""
-    from .. import Vector
+    from ..core import Vector
 
     return Vector.from_dense(np.arange(n, dtype=np.int64)).to(device)
 
@@ -72,7 +72,7 @@ def pattern(A, dtype=np.bool_, *, no_diagonal: bool = False):
 
     Explicit zeros of ``A`` are entries, as everywhere in GraphBLAS.
     """
-    from .. import Matrix
+    from ..core import Matrix
 
     r, c = coo(A, no_diagonal)
     value = True if np.dtype(dtype) == np.bool_ else np.dtype(dtype).type(1)
@@ -86,7 +86,7 @@ def undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=Fal
     ``multiplicity`` the values count the directions an edge exists in (1 or 2), as
     NetworkX counts a reciprocated edge of a DiGraph twice; otherwise every value is 1.
     """
-    from .. import Matrix
+    from ..core import Matrix
 
     r, c = coo(A, no_diagonal)
     rows, cols = np.concatenate([r, c]), np.concatenate([c, r])
@@ -112,7 +112,7 @@ def is_symmetric(A) -> bool:
 
 def check_no_nan(A, call: str, arg: str = "A") -> None:
     """Raise InvalidValue when a float Matrix holds NaN values."""
-    from .. import reduce, select
+    from ..core import reduce, select
 
     if np.dtype(A.dtype).kind != "f" or A.nvals == 0:
         return
@@ -131,8 +131,8 @@ def check_no_nan(A, call: str, arg: str = "A") -> None:
 
 def diag(d):
     """The diagonal matrix ``diag(d)`` of a Vector (entries only where ``d`` has them)."""
-    from .. import Matrix
     from .._device import to_numpy
+    from ..core import Matrix
 
     idx, vals = d.to_coo()
     idx = to_numpy(idx)

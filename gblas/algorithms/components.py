@@ -39,7 +39,7 @@ __all__ = ["connected_components"]
 
 def _any_true(v) -> bool:
     """Whether a bool Vector/Matrix has a true entry."""
-    from .. import select
+    from ..core import select
 
     return v.nvals > 0 and select(v, "valueeq", True).nvals > 0
 
@@ -71,7 +71,7 @@ def _fastsv(A, f, rows, both: bool, report, step: int) -> tuple:
     (always for a symmetric pattern); if not, the in-edges (``A'``) join and the
     iteration goes on.  Returns ``(f, iterations)``.
     """
-    from .. import Matrix, apply, ewise_add, ewise_mult, extract, mxv
+    from ..core import Matrix, apply, ewise_add, ewise_mult, extract, mxv
 
     n = A.shape[0]
     AT = A.T
@@ -122,7 +122,7 @@ def _fastsv(A, f, rows, both: bool, report, step: int) -> tuple:
 def _directed(A, dout) -> bool:
     """Whether the out-degrees ``dout`` differ from the in-degrees: then A is surely not
     symmetric, and FastSV follows both directions from the start."""
-    from .. import ewise_add, mxv
+    from ..core import ewise_add, mxv
 
     n = A.shape[0]
     # din = A' plus.pair id: the in-degrees
@@ -140,7 +140,7 @@ def _weak(A, report) -> tuple:
     Returns ``(labels, steps)``: the dense labels (smallest vertex id of each component)
     and the number of BFS levels plus FastSV iterations.
     """
-    from .. import Vector, apply, assign, ewise_add, extract, mxv, reduce, select
+    from ..core import Vector, apply, assign, ewise_add, extract, mxv, reduce, select
 
     n = A.shape[0]
     device = A.device
@@ -222,7 +222,7 @@ def _min_fixpoint(M, x, mask_vec):
     Only the entries that changed in a step are pushed in the next one (a frontier).
     Returns the number of products.
     """
-    from .. import apply, ewise_mult, mxv
+    from ..core import apply, ewise_mult, mxv
 
     front = x
     steps = 0
@@ -240,7 +240,7 @@ def _min_fixpoint(M, x, mask_vec):
 
 
 def _strong(A, report) -> tuple:
-    from .. import Vector, apply, ewise_add, ewise_mult, mxv, select
+    from ..core import Vector, apply, ewise_add, ewise_mult, mxv, select
 
     n = A.shape[0]
     device = A.device
@@ -359,7 +359,7 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
     A = square_matrix(A, call)
     kind = _connection(connection, call)
     n = A.shape[0]
-    from .. import Vector
+    from ..core import Vector
 
     if n == 0:
         return Vector.empty(0, np.int64, A.device)

@@ -57,7 +57,7 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
     >>> gb.algorithms.core_number(A).to_dense().tolist()
     [2, 2, 2, 1, 0]
     """
-    from .. import Vector, apply, mxv, reduce, select
+    from ..core import Vector, apply, mxv, reduce, select
 
     call = "core_number"
     A = square_matrix(A, call)

@@ -39,7 +39,7 @@ __all__ = ["label_propagation"]
 
 def _one_hot(labels: np.ndarray, rows, n: int, device: str):
     """``Lab(r, labels(r)) = 1`` for the given rows (a pattern matrix)."""
-    from .. import Matrix
+    from ..core import Matrix
 
     return Matrix.from_coo(np.arange(rows.size) if rows is not None else np.arange(n),
                            labels if rows is None else labels[rows], None,
@@ -48,7 +48,7 @@ def _one_hot(labels: np.ndarray, rows, n: int, device: str):
 
 def _best_labels(Mc, Lab, ids_diag):
     """``(best, m)``: the smallest most frequent neighbour label of every row of ``Mc``."""
-    from .. import mxm, reduce, select
+    from ..core import mxm, reduce, select
     from .common import diag
 
     # C = Mc plus.first Lab: C(i, l) = the neighbours of row i with label l
@@ -66,8 +66,8 @@ def _best_labels(Mc, Lab, ids_diag):
 
 def _coloring(M, seed: int):
     """Independent sets covering all vertices (Jones-Plassmann-Luby), as index arrays."""
-    from .. import Vector, apply, ewise_mult, mxv
     from .._device import to_numpy
+    from ..core import Vector, apply, ewise_mult, mxv
 
     n = M.shape[0]
     rng = np.random.default_rng(seed)
@@ -136,8 +136,8 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
     >>> gb.algorithms.label_propagation(A).to_dense().tolist()
     [0, 0, 0, 0, 4, 4, 4, 4]
     """
-    from .. import Vector, apply, assign, ewise_mult, reduce, select
     from .._device import to_numpy
+    from ..core import Vector, apply, assign, ewise_mult, reduce, select
     from .common import diag
 
     call = "label_propagation"
@@ -177,7 +177,7 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
                     break
         else:
             classes = _coloring(M, seed)
-            from .. import extract
+            from ..core import extract
 
             # Mc = M(class, :): the rows of every independent set
             parts = [(rows, extract(M, rows, None)) for rows in classes if rows.size]
@@ -222,8 +222,7 @@ label_propagation.__gblas_plan__ = _plan
 
 def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool):
     """The same sweeps and coloring as the products, by the plan's compiled kernels."""
-    from .. import Vector
-    from ..core import executor
+    from ..core import Vector, executor
 
     n = M.shape[0]
     csr = M.csr()

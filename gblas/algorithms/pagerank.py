@@ -62,7 +62,7 @@ class PowerIterationFailedConvergence(GraphBLASError, RuntimeError):
 def _personalization(p, n: int, call: str, device: str = "cpu"):
     """A dense, non-negative float64 array summing to 1 from a Vector, dict or array
     (NumPy or CuPy), on ``device``."""
-    from .. import Vector
+    from ..core import Vector
 
     if isinstance(p, Vector):
         if p.size != n:
@@ -211,9 +211,9 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     [0.3175, 0.3175, 0.3175, 0.0476]
     >>> r = gb.algorithms.pagerank(A, tol=1e-6, criterion="networkx")
     """
-    from .. import Vector, config, mxv
     from ..backends.registry import VecData
-    from ..core import executor
+    from ..config import config
+    from ..core import Vector, executor, mxv
 
     call = "pagerank"
     A = square_matrix(A, call)

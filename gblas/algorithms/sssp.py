@@ -69,7 +69,7 @@ def relax(A, D, *, step, limit: float | None, call: str, where: str, report) -> 
     ``step(F)`` is the (min, +) product of the frontier with ``A``.  Returns the number of
     steps.  Candidates above ``limit`` are dropped (exact for non-negative weights).
     """
-    from .. import apply, ewise_mult, select
+    from ..core import apply, ewise_mult, select
 
     n = A.shape[0]
     F = D.dup()
@@ -98,7 +98,7 @@ def relax(A, D, *, step, limit: float | None, call: str, where: str, report) -> 
 
 def tight_edges(A, d):
     """The edges on shortest paths: ``T(i, j)`` iff ``d(i) + A(i, j) == d(j)``."""
-    from .. import mxm, select
+    from ..core import mxm, select
 
     Dd = diag(d)
     # C = diag(d) min.+ A: C(i, j) = d(i) + A(i, j) (one term per entry)
@@ -141,7 +141,7 @@ def _buckets(A, d, source: int, *, report) -> int:
 
     Requires weights ``>= 0``.  Returns the number of steps (products).
     """
-    from .. import Vector, apply, ewise_mult, reduce, select, vxm
+    from ..core import Vector, apply, ewise_mult, reduce, select, vxm
 
     inf = float("inf")
     # the first bucket holds the vertices at distance 0: f = {source: 0}
@@ -184,7 +184,7 @@ def _buckets(A, d, source: int, *, report) -> int:
 def nonnegative_sssp(A, source: int, report):
     """``(distances, steps)`` from ``source`` by delta-stepping (weights ``>= 0``); the
     vertices not reached have no entry."""
-    from .. import Vector, select
+    from ..core import Vector, select
 
     init = np.full(A.shape[0], np.inf)
     init[source] = 0.0
@@ -254,7 +254,7 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     >>> p.to_dense(fill=-1).tolist()
     [0, 0, 0, 2, -1]
     """
-    from .. import Vector, select, vxm
+    from ..core import Vector, select, vxm
 
     call = "sssp"
     A = square_matrix(A, call)
@@ -309,7 +309,7 @@ def sssp_batch(A, sources, *, limit: float | None = None, call: str = "sssp",
 
     The frontier is a matrix (one row per source) and a step is one masked SpGEMM.
     """
-    from .. import Matrix, mxm
+    from ..core import Matrix, mxm
 
     n = A.shape[0]
     src = np.asarray(sources, dtype=np.int64)
@@ -328,7 +328,7 @@ def sssp_batch(A, sources, *, limit: float | None = None, call: str = "sssp",
 
 def has_negative_cycle(A) -> bool:
     """Whether ``A`` holds a negative cycle anywhere (Johnson's virtual source)."""
-    from .. import Vector, select, vxm
+    from ..core import Vector, select, vxm
 
     n = A.shape[0]
     if n == 0 or np.dtype(A.dtype).kind in "bu":
@@ -349,7 +349,7 @@ def has_negative_cycle(A) -> bool:
 
 def bfs_forest(T, roots):
     """BFS parents over ``T`` from several roots at once (each root its own parent)."""
-    from .. import Vector, apply, ewise_mult, mxv
+    from ..core import Vector, apply, ewise_mult, mxv
     from .common import vertex_ids
 
     n = T.shape[0]

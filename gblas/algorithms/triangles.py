@@ -72,7 +72,7 @@ def triangle_count(A, *, presort: bool | None = None) -> int:
     >>> gb.algorithms.triangle_count(A)
     2
     """
-    from .. import Vector, mxm, mxv, reduce, select
+    from ..core import Vector, mxm, mxv, reduce, select
 
     call = "triangle_count"
     A = square_matrix(A, call)

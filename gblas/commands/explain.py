@@ -72,7 +72,7 @@ def plan_of(A, operation: str, source: int = 0):
 
 def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentParser:
     """Add ``explain`` to the ``gblas`` command's subparsers."""
-    from ..cli import ranged
+    from .args import ranged
 
     ops = "\n".join(textwrap.fill(v, 88, initial_indent=f"  {k:<22}",
                                    subsequent_indent=" " * 24) for k, v in OPERATIONS.items())

@@ -129,7 +129,7 @@ _DRAW = {"degree": (_degree, "degree distributions (out and in, log-log)"),
 def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentParser:
     """Add the ``plot`` group to the ``gblas`` command's subparsers, with its own
     pictures and those of the :data:`PLUGINS` modules that are installed."""
-    from ..cli import ranged
+    from .args import ranged
 
     p = subparsers.add_parser(
         "plot", help="draw pictures of a graph file (needs matplotlib)",

@@ -141,7 +141,7 @@ def _out_path(text: str) -> Path:
 def add_parser(subparsers, common: Callable | None = None) -> argparse.ArgumentParser:
     """Add ``run`` to the ``gblas`` command's subparsers; ``common`` adds the options
     shared with the other file commands (graph reading, device, progress)."""
-    from ..cli import ranged
+    from .args import ranged
 
     names = "\n".join(textwrap.fill(a.help, 88, initial_indent=f"  {a.name:<24}",
                                      subsequent_indent=" " * 26)

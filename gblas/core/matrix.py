@@ -7,6 +7,8 @@ preprocessing is paid once and reused across iterations and algorithms.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 
 from .. import dtypes
@@ -316,9 +318,9 @@ class Matrix:
         >>> callable(gb.Matrix.distribute)
         True
         """
-        from ..distributed import distribute
-
-        return distribute(self, client, grid, timeout=timeout)
+        # an optional extra above the core, loaded on demand like a device backend
+        extra = importlib.import_module("gblas.distributed")
+        return extra.distribute(self, client, grid, timeout=timeout)
 
     def to(self, device: str) -> Matrix:
         """This Matrix on ``device`` ("cpu" or "gpu"); itself when already there.

@@ -141,7 +141,7 @@ def check_vertex(i, n: int, call: str, arg: str) -> int:
 
 def has_negative_weights(A) -> bool:
     """Whether a weight is negative: the minimum of the values (one pass over them)."""
-    from .. import reduce
+    from ..core import reduce
 
     if A.nvals == 0 or np.dtype(A.dtype).kind in "bu":
         return False

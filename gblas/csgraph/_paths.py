@@ -71,7 +71,7 @@ def _distances(A, sources: np.ndarray, call: str, limit: float | None = None,
 
 def _predecessors(A, sources: np.ndarray, rows) -> np.ndarray:
     """int32 predecessors: a BFS tree over the tight edges of every source's distances."""
-    from .. import Vector
+    from ..core import Vector
 
     n = A.shape[0]
     pred = np.full((sources.size, n), NULL, dtype=np.int32)
@@ -226,7 +226,7 @@ def dijkstra(csgraph, directed: bool = True, indices=None, return_predecessors: 
 
 def _nearest(csgraph, call, directed, indices, return_predecessors, unweighted, limit):
     """``min_only=True``: one multi-source Bellman-Ford from all of ``indices`` at 0."""
-    from .. import Vector, vxm
+    from ..core import Vector, vxm
 
     A, _ = as_graph(csgraph, call, directed=directed, unweighted=unweighted)
     n = A.shape[0]

@@ -50,8 +50,8 @@ def _bfs_order_loop(A, start: int, directed: bool):
     in index order (then, undirected, its in-neighbours): the children of a level sort by
     (position of their first parent, out before in, id).
     """
-    from .. import Vector, apply, mxv
     from .._device import to_numpy
+    from ..core import Vector, apply, mxv
 
     n = A.shape[0]
     AT = A.T

@@ -279,7 +279,7 @@ def _check_weights(call: str, weights, dtype) -> None:
 
 def _iso_from_keys(keys: np.ndarray, n: int, dtype):
     """A pattern (dtype None/bool) or all-ones iso Matrix from sorted unique linear keys."""
-    from .. import Matrix
+    from ..core import Matrix
 
     if n & (n - 1) == 0:  # power of two: shifts, cheaper than a division
         bits = n.bit_length() - 1
@@ -294,7 +294,7 @@ def _iso_from_keys(keys: np.ndarray, n: int, dtype):
 def _to_matrix(call: str, rows: np.ndarray, cols: np.ndarray, n: int, *, seed: int,
                dtype, symmetric: bool, self_loops: bool, weights: str | None):
     """Edge list -> gb.Matrix: drop self-loops, mirror, draw weights, combine duplicates."""
-    from .. import Matrix
+    from ..core import Matrix
 
     _check_weights(call, weights, dtype)
     n = int(n)

@@ -548,7 +548,7 @@ def read_mm(path: str | os.PathLike, *, dtype=None):
     >>> A.shape, A.nvals, A.dtype
     ((2, 3), 2, dtype('float64'))
     """
-    from .. import Matrix
+    from ..core import Matrix
 
     call = "read_mm"
     where = Where(call, path)
@@ -604,7 +604,7 @@ def read_mm_vector(path: str | os.PathLike, *, dtype=None):
     >>> x.size, x.dtype, x.to_coo()[1].tolist()
     (4, dtype('int64'), [2, -5])
     """
-    from .. import Vector
+    from ..core import Vector
 
     call = "read_mm_vector"
     where = Where(call, path)

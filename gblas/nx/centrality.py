@@ -72,7 +72,7 @@ def average_neighbor_degree(G, source="out", target="out", nodes=None, weight=No
     >>> nx.average_neighbor_degree(nx.path_graph(3), backend="gblas")
     {0: 2.0, 1: 1.0, 2: 2.0}
     """
-    from .. import Vector, mxv
+    from ..core import Vector, mxv
 
     G = graph(G)
     kinds = ("in", "out", "in+out")

@@ -16,7 +16,7 @@ __all__ = ["average_clustering", "clustering", "square_clustering", "transitivit
 def _triangles_degrees(G: GblasGraph):
     """(2 x triangles through every vertex, degree) of the simple undirected graph
     (self loops and parallel edges ignored), as int64 arrays."""
-    from .. import Matrix, mxm, reduce
+    from ..core import Matrix, mxm, reduce
 
     memo = G._memo.get("triangles")
     if memo is not None:
@@ -129,7 +129,7 @@ def square_clustering(G, nodes=None):
     >>> nx.square_clustering(nx.cycle_graph(4), backend="gblas")
     {0: 1.0, 1: 1.0, 2: 1.0, 3: 1.0}
     """
-    from .. import Matrix, Vector, ewise_mult, mxm, mxv, reduce
+    from ..core import Matrix, Vector, ewise_mult, mxm, mxv, reduce
 
     G = graph(G)
     if G.is_directed():

@@ -125,7 +125,7 @@ def k_corona(G, k, core_number=None):
     >>> sorted(nx.k_corona(nx.Graph([(0, 1), (1, 2), (2, 0), (2, 3)]), 1, backend="gblas"))
     [3]
     """
-    from .. import Vector, mxv
+    from ..core import Vector, mxv
 
     G = graph(G)
     refuse_multigraph(G)
@@ -155,7 +155,7 @@ def k_truss(G, k):
     >>> sorted(nx.k_truss(G, 3, backend="gblas").edges)
     [(0, 1), (0, 2), (1, 2)]
     """
-    from .. import Matrix, apply, mxm, select
+    from ..core import Matrix, apply, mxm, select
 
     G = graph(G)
     refuse_directed(G)

@@ -245,7 +245,7 @@ class GblasGraph:
         >>> from_networkx(G, edge_attrs={"w": 1}).matrix("w").to_coo()[2].tolist()
         [2.5]
         """
-        from .. import Matrix
+        from ..core import Matrix
 
         key = (weight, dup, device)
         A = self._memo.get(key)
@@ -267,7 +267,7 @@ class GblasGraph:
         >>> from_networkx(nx.MultiDiGraph([(0, 1), (0, 1)])).pattern().nvals
         1
         """
-        from .. import Matrix
+        from ..core import Matrix
 
         key = ("pattern", device)
         A = self._memo.get(key)

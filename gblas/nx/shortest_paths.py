@@ -198,8 +198,8 @@ def multi_source_dijkstra_path_length(G, sources, cutoff=None, weight="weight"):
     >>> nx.multi_source_dijkstra_path_length(nx.path_graph(5), {0, 4}, backend="gblas")
     {0: 0, 4: 0, 1: 1, 3: 1, 2: 2}
     """
-    from .. import reduce
     from ..algorithms.sssp import sssp_batch
+    from ..core import reduce
 
     G = graph(G)
     if not sources:

@@ -16,7 +16,7 @@ __all__ = ["is_empty", "is_forest", "is_isolate", "is_k_regular", "is_regular", 
 
 def _mutual(G: GblasGraph) -> np.ndarray:
     """Per vertex, the neighbours that are both a successor and a predecessor."""
-    from .. import ewise_mult, reduce
+    from ..core import ewise_mult, reduce
 
     P = G.pattern()
     if P.nvals == 0:

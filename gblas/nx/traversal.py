@@ -20,8 +20,8 @@ def levels(G: GblasGraph, sources, transposed: bool = False,
            depth: int | None = None) -> np.ndarray:
     """BFS level of every vertex from the vertex ids ``sources`` (-1: not reached), at
     most ``depth`` levels (None: all); ``transposed`` follows the edges backwards."""
-    from .. import Vector, apply, mxv
     from ..algorithms import bfs
+    from ..core import Vector, apply, mxv
 
     A = G.pattern(device())
     A = A.T if transposed and G.is_directed() else A
