@@ -231,6 +231,10 @@ def reduce_row(partials: list, add, mask, accum, out, replace: bool, dtype, size
     from ..semirings import monoid
 
     op = monoid(unship(add), "reduce_row").op
+    # the block on this worker (if any) comes as its arguments: its partial is computed
+    # here, one task fewer per grid row
+    partials = [block_product(*p[1:]) if isinstance(p, tuple) and p and p[0] == "__home__"
+                else p for p in partials]
     T = partials[0] if partials else Vector.empty(size, dtype)
     for p in partials[1:]:
         T = ewise_add(T, p, op)

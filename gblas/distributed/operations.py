@@ -195,9 +195,14 @@ def _product(call: str, A, x, semiring, mask, accum, out, replace, left: bool):
     g = parent.grid
     partials = []
     for o in range(len(ob) - 1):
-        row = []
+        row, home = [], False
         for q in range(len(ib) - 1):
             i, j = (q, o) if mt else (o, q)
+            if not home and g.owner(i, j) == oo[o]:
+                # the block on the reducer's worker runs inside the reduce task
+                row.append(("__home__", parent.block(i, j), xd.parts[q], sem, t, left))
+                home = True
+                continue
             row.append(client.submit(exchange.block_product, parent.block(i, j), xd.parts[q],
                                      sem, t, left, workers=[g.owner(i, j)], pure=False))
         partials.append(row)
