@@ -154,7 +154,7 @@ def _planner_info() -> dict[str, str]:
 def _info(_args: argparse.Namespace) -> int:
     import numba
 
-    from . import _device
+    from ._device import cupy_module, gpu_available
 
     lines = {"threads (numba)": str(numba.get_num_threads()),
              "threading layer": f"{numba.config.THREADING_LAYER}, OMP_WAIT_POLICY="
@@ -162,10 +162,10 @@ def _info(_args: argparse.Namespace) -> int:
                                 "unless set before importing gblas)"}
     lines.update(cpu_description())
     lines.update(_planner_info())
-    gpu = _device.gpu_available()
+    gpu = gpu_available()
     if gpu:
         try:
-            cp = _device.cupy_module("info")
+            cp = cupy_module("info")
             props = cp.cuda.runtime.getDeviceProperties(0)
             name = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
             lines["gpu"] = (f"{name}, {props['totalGlobalMem'] / 2**30:.0f} GiB, "

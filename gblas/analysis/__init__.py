@@ -20,8 +20,8 @@ Examples
 True
 """
 
+from ..planner.sampled import sampled_pull_misses
 from .curve import MissCurve, compare, miss_curve
-from .sampled import sampled_pull_misses
 from .simulate import (
     FORMATS,
     ORDERS,

@@ -253,13 +253,13 @@ def summary(algo: Algorithm, result) -> list[str]:
 
 def load(args, stages):
     """The graph of ``args.file`` on ``args.device`` (the read and move stages)."""
-    from .. import _device
+    from .._device import gpu_available
     from .files import read_graph
 
     with stages.stage("read " + Path(args.file).name):
         A = read_graph(args.file, undirected=args.undirected, one_based=args.one_based)
     if args.device == "gpu":
-        if not _device.gpu_available():
+        if not gpu_available():
             raise CommandFailed("--device gpu: no GPU found (CuPy with a CUDA device); "
                                 "run without --device gpu, or install the gpu extra")
         with stages.stage("to gpu"):

@@ -3,7 +3,7 @@
 The cost model (:mod:`.cost`) counts a CSR pull's gathers of ``x`` that miss the last
 level with a rule (``1 - X_CACHE_SHARE * L3 / x_bytes``).  Here the same quantity comes
 from a spatially sampled LRU simulation of the matrix itself
-(:func:`gblas.analysis.sampled_pull_misses`: a few windows of rows, a hashed share of
+(:func:`gblas.planner.sampled.sampled_pull_misses`: a few windows of rows, a hashed share of
 their lines, a cache scaled to match), computed once per CSR and kept with it, and shown
 in the Plan: ``details["predicted"]`` and a clause of the reason that ``gb.explain``
 prints.  The estimate of bytes moved (``Plan.est_bytes``) of a CSR or shards pull is the
@@ -48,7 +48,7 @@ def predicted_misses(csr: Any, x_bytes: int, y_bytes: int, hw: Any = None) -> di
     memo = cost.summary(csr)
     got = memo.get(key)
     if got is None:
-        from ..analysis.sampled import sampled_pull_misses
+        from .sampled import sampled_pull_misses
 
         got = memo[key] = sampled_pull_misses(csr, hw.l3, int(x_bytes), int(y_bytes),
                                               line=hw.line)
