@@ -399,3 +399,39 @@ def test_algorithm_options_and_errors(client):
     with pytest.raises(gb.DimensionMismatch, match="pagerank: argument `A` expected a "
                        "square adjacency matrix"):
         gb.algorithms.pagerank(R)
+
+
+# ------------------------------------------------------------------------- generator
+
+def test_block_probabilities_are_rmat_marginals():
+    from gblas.distributed.generators import block_probabilities
+
+    a, b, c = 0.57, 0.19, 0.19
+    d = 1 - a - b - c
+    np.testing.assert_allclose(block_probabilities(5, (2, 2), a, b, c), [[a, b], [c, d]])
+    np.testing.assert_allclose(block_probabilities(5, (1, 2), a, b, c), [[a + c, b + d]])
+    np.testing.assert_allclose(block_probabilities(5, (2, 1), a, b, c), [[a + b], [c + d]])
+    P = block_probabilities(6, (2, 4), a, b, c)
+    assert P.shape == (2, 4) and abs(P.sum() - 1) < 1e-12
+    np.testing.assert_allclose(P[0, :2].sum(), a, rtol=1e-12)  # the first bits: rows 0, cols 0
+    np.testing.assert_allclose(P[0, 0], a * (a + c), rtol=1e-12)  # then a column bit 0
+
+
+def test_distributed_kronecker_builds_blocks_on_workers(client):
+    from gblas.distributed.generators import kronecker
+
+    D = kronecker(client, 9, 8, grid=(2, 2), seed=3, symmetric=True)
+    A = D.gather()
+    assert A.shape == (512, 512) and A.isequal(A.T)
+    assert all(k.startswith("kronecker_block") for k in (b.key for b in D.blocks))
+    local = gb.io.kronecker(9, 8, seed=3, symmetric=True, dtype=None)
+    assert abs(A.nvals - local.nvals) < 0.05 * local.nvals  # same distribution, other draw
+    W = kronecker(client, 10, 16, grid=(1, 2), seed=1, dtype="float64", weights="uniform")
+    vals = W.gather().to_coo()[2]
+    assert W.dtype == np.float64 and 0 < vals.min() and vals.max() <= 1
+    np.testing.assert_allclose(gb.algorithms.pagerank(D).gather().to_dense(),
+                               gb.algorithms.pagerank(A).to_dense(), atol=1e-12)
+    with pytest.raises(gb.InvalidValue, match="powers of two"):
+        kronecker(client, 6, grid=(3, 1))
+    with pytest.raises(gb.InvalidValue, match="square grid with symmetric=True"):
+        kronecker(client, 6, grid=(1, 2), symmetric=True)

@@ -1,0 +1,184 @@
+"""A Graph500 Kronecker (R-MAT) graph generated in place on the workers: each block of the
+grid draws only the edges that fall in it, so the graph never passes through the client
+(a graph larger than one machine's or one GPU's memory can be built).
+
+With a grid of powers of two, block ``(i, j)`` fixes the leading ``log2 pr`` row bits and
+``log2 pc`` column bits of its edges.  The number of edges of each block is one draw of a
+multinomial over the blocks (each block's probability is the product, over the fixed
+levels, of the R-MAT probabilities of its bits; every block task draws the same counts
+from the seed), then each block draws its edges level by level: the fixed bits are set,
+a free bit is drawn conditioned on the fixed one of its level (``P(col=1 | row=0) =
+b / (a + b)`` ...), and below the fixed levels both bits are drawn as in R-MAT.  The
+result has the distribution of :func:`gblas.io.kronecker_coo` without its random
+relabelling of the vertices (a relabelling would scatter every block's edges over all
+blocks).  Each block is a task with a seed: Dask can recompute a lost block, and
+``D.rebuild()`` re-runs the recipe on the workers alive.
+
+Examples
+--------
+>>> p = block_probabilities(2, (2, 2), 0.57, 0.19, 0.19)
+>>> [round(float(v), 2) for v in p.ravel()]
+[0.57, 0.19, 0.19, 0.05]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import InvalidValue, bad_arg
+
+__all__ = ["kronecker", "block_probabilities", "kronecker_block"]
+
+
+def _bits(k: int) -> int:
+    return int(k).bit_length() - 1
+
+
+def block_probabilities(scale: int, grid: tuple, a: float, b: float, c: float) -> np.ndarray:
+    """``pr x pc`` probabilities that an R-MAT edge falls in each block."""
+    pr, pc = grid
+    bi, bj = _bits(pr), _bits(pc)
+    d = 1.0 - a - b - c
+    P = np.ones((pr, pc))
+    for i in range(pr):
+        for j in range(pc):
+            p = 1.0
+            for lvl in range(max(bi, bj)):
+                rb = (i >> (bi - 1 - lvl)) & 1 if lvl < bi else None
+                cb = (j >> (bj - 1 - lvl)) & 1 if lvl < bj else None
+                if rb is not None and cb is not None:
+                    p *= (a, b, c, d)[2 * rb + cb]
+                elif rb is not None:
+                    p *= (a + b) if rb == 0 else (c + d)
+                else:
+                    p *= (a + c) if cb == 0 else (b + d)
+            P[i, j] = p
+    return P
+
+
+def kronecker_block(i: int, j: int, scale: int, edge_factor: int, grid: tuple, seed: int,
+                    a: float, b: float, c: float, weights, dtype, symmetric: bool,
+                    self_loops: bool, device: str):
+    """Block ``(i, j)`` of the generated graph, as a gblas Matrix (runs on a worker)."""
+    from ..core.matrix import Matrix
+
+    pr, pc = grid
+    n = 1 << scale
+    hr, hc = n // pr, n // pc
+    r, cc, w = _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights)
+    if symmetric:  # the mirror block's edges, transposed (drawn from the same seed)
+        r2, c2, w2 = _draw(j, i, scale, edge_factor, grid, seed, a, b, c, weights)
+        r, cc = np.concatenate([r, c2]), np.concatenate([cc, r2])
+        w = None if w is None else np.concatenate([w, w2])
+    if not self_loops:
+        keep = r != cc
+        r, cc = r[keep], cc[keep]
+        w = None if w is None else w[keep]
+    rows = (r - i * hr).astype(np.int64)
+    cols = (cc - j * hc).astype(np.int64)
+    if w is None:
+        iso = None if dtype is None or np.dtype(dtype) == np.bool_ else np.dtype(dtype).type(1)
+        M = Matrix.from_coo(rows, cols, iso, shape=(hr, hc), dup_op="any",
+                            dtype=None if iso is None else dtype)
+    else:
+        M = Matrix.from_coo(rows, cols, w.astype(dtype), shape=(hr, hc), dup_op="min")
+    return M if device == "cpu" else M.to(device)
+
+
+def _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights):
+    pr, pc = grid
+    bi, bj = _bits(pr), _bits(pc)
+    P = block_probabilities(scale, grid, a, b, c)
+    counts = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 0]))) \
+        .multinomial(edge_factor << scale, P.ravel() / P.sum()).reshape(pr, pc)
+    k = int(counts[i, j])
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 1, i, j])))
+    rows = np.zeros(k, dtype=np.uint64)
+    cols = np.zeros(k, dtype=np.uint64)
+    d = 1.0 - a - b - c
+    for lvl in range(scale):
+        rb = (i >> (bi - 1 - lvl)) & 1 if lvl < bi else None
+        cb = (j >> (bj - 1 - lvl)) & 1 if lvl < bj else None
+        if rb is not None and cb is not None:
+            rbit = np.full(k, rb, np.uint64)
+            cbit = np.full(k, cb, np.uint64)
+        elif rb is not None:
+            p1 = (b / (a + b)) if rb == 0 else (d / (c + d))
+            rbit = np.full(k, rb, np.uint64)
+            cbit = (rng.random(k) < p1).astype(np.uint64)
+        elif cb is not None:
+            p1 = (c / (a + c)) if cb == 0 else (d / (b + d))
+            cbit = np.full(k, cb, np.uint64)
+            rbit = (rng.random(k) < p1).astype(np.uint64)
+        else:
+            u = rng.random(k)
+            q = (u >= a).astype(np.uint64) + (u >= a + b) + (u >= a + b + c)
+            rbit, cbit = q >> np.uint64(1), q & np.uint64(1)
+        rows = (rows << np.uint64(1)) | rbit
+        cols = (cols << np.uint64(1)) | cbit
+    w = None if weights is None else 1.0 - rng.random(k)
+    return rows, cols, w
+
+
+def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int = 0,
+              a: float = 0.57, b: float = 0.19, c: float = 0.19, dtype=None,
+              weights: str | None = None, symmetric: bool = False, self_loops: bool = False,
+              device: str = "cpu", timeout: float | None = None):
+    """A ``2**scale``-vertex Kronecker graph as a DistMatrix whose blocks are generated on
+    the workers.
+
+    Parameters
+    ----------
+    client : dask.distributed.Client
+    scale, edge_factor, seed, a, b, c
+        As :func:`gblas.io.kronecker_coo` (no vertex relabelling: see the module notes).
+    grid : (int, int), optional
+        Powers of two, at most ``2**scale`` each; default the most square grid over the
+        workers (rounded down to powers of two).
+    dtype : dtype or None
+        None / bool: a pattern; else an iso matrix of ones, or with ``weights="uniform"``
+        stored weights in (0, 1] (the lightest of duplicate edges kept).
+    symmetric : bool
+        Add the reverse of every edge (needs ``pr == pc``).
+    device : {"cpu", "gpu"}
+        Where the blocks live (each worker's own GPU for "gpu").
+
+    Examples
+    --------
+    >>> kronecker.__name__
+    'kronecker'
+    """
+    from ..io.generators import _check_int
+    from .grid import Grid, default_grid
+    from .matrix import DEFAULT_TIMEOUT, DistMatrix, _check_client, live_workers
+
+    call = "distributed.kronecker"
+    _check_client(client, call)
+    scale = _check_int(call, "scale", scale, 1, 40)
+    edge_factor = _check_int(call, "edge_factor", edge_factor, 1)
+    if weights not in (None, "uniform"):
+        raise bad_arg(InvalidValue, call, "weights", "None or 'uniform'", repr(weights))
+    if weights == "uniform" and (dtype is None or np.dtype(dtype).kind != "f"):
+        raise bad_arg(InvalidValue, call, "dtype", "a float dtype with weights='uniform'",
+                      repr(dtype))
+    workers = live_workers(client)
+    if grid is None:
+        pr, pc = default_grid(len(workers))
+        grid = (1 << _bits(pr), 1 << _bits(pc))
+    g = Grid.make(1 << scale, 1 << scale, grid, workers, call)
+    for k, arg in ((g.pr, "pr"), (g.pc, "pc")):
+        if k & (k - 1):
+            raise bad_arg(InvalidValue, call, "grid", "powers of two (the blocks fix the "
+                          "leading bits of the vertex ids)", f"{arg}={k}",
+                          "Use grid=(1, 2), (2, 2), (2, 4) ...")
+    if symmetric and g.pr != g.pc:
+        raise bad_arg(InvalidValue, call, "grid", "a square grid with symmetric=True",
+                      f"grid=({g.pr}, {g.pc})")
+    dt = None if dtype is None else np.dtype(dtype)
+    D = DistMatrix(client, g, [], (1 << scale, 1 << scale), np.bool_ if dt is None else dt,
+                   device, timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout))
+    D._source = ("recipe", kronecker_block, (scale, edge_factor, (g.pr, g.pc), int(seed),
+                                              float(a), float(b), float(c), weights, dt,
+                                              bool(symmetric), bool(self_loops), device))
+    D._place()
+    return D
