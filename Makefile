@@ -17,7 +17,7 @@ demo: $(STAMP)
 
 DOCTEST_PATHS := gblas/core gblas/algorithms gblas/semirings gblas/planner gblas/io \
 	gblas/formats/csr.py gblas/csgraph gblas/dtypes.py gblas/exceptions.py gblas/config.py \
-	gblas/warmup.py gblas/backends/cpu/jitcache.py gblas/nx gblas/hardware.py gblas/commands gblas/analysis
+	gblas/warmup.py gblas/backends/cpu/jitcache.py gblas/nx gblas/hardware.py gblas/commands
 
 test: $(STAMP)
 	$(PY) -m pytest -q -m "not gpu" tests

@@ -133,6 +133,26 @@ def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
         also=("lpa_coloring", "csr", A.device, ""))
 
 
+def plan_triangle_count(A, settings: Settings) -> Plan:
+    """The Plan of ``gblas.algorithms.triangle_count``: compiled passes (the undirected
+    graph merged from the rows of A and A', edges oriented by degree, one sorted merge per
+    oriented edge) where the device has them, else the loop of operations (select,
+    a masked plus_pair SpGEMM, a reduce).  The count is the same.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_triangle_count(A, config.current()).kernel
+    'triangle_count/csr/cpu'
+    """
+    return _compiled_or_loop(
+        A, settings, "triangle_count", ("triangle_count", "csr", A.device, ""), "one pass",
+        "compiled: rows of A and A' merged, edges oriented by degree, sorted intersections",
+        "operations", "loop of operations: masked plus_pair SpGEMM of the oriented graph")
+
+
 def plan_core_number(A, settings: Settings) -> Plan:
     """The Plan of ``gblas.algorithms.core_number``: Batagelj-Zaversnik's bucket peeling
     compiled (O(m), one vertex at a time) where the device has it, else the level-at-a-time

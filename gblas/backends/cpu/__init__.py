@@ -24,8 +24,9 @@ from . import (
     segmented,
     shards,
     traversal,
+    triangles,
     vector_kernels,
 )
 
 __all__ = ["arrays", "communities", "components", "elementwise", "heavy_light", "merge",
-           "mxm", "mxv", "paths", "segmented", "shards", "traversal", "vector_kernels"]
+           "mxm", "mxv", "paths", "segmented", "shards", "traversal", "triangles", "vector_kernels"]
