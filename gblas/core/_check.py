@@ -65,6 +65,72 @@ def as_index_array(a, call: str, arg: str, bound: int | None = None) -> np.ndarr
     return arr.astype(np.int64, copy=False)
 
 
+def as_device_index_array(xp, a, call: str, arg: str, bound: int | None = None):
+    """:func:`as_index_array` on ``xp``'s device (CuPy arrays stay on the GPU; the
+    checks read back a few scalars only).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> as_device_index_array(np, np.array([2.0, 0.0]), "Matrix.from_coo", "rows", 3).tolist()
+    [2, 0]
+    >>> try:
+    ...     as_device_index_array(np, np.array([-1, 0]), "Matrix.from_coo", "rows", 3)
+    ... except IndexOutOfBound as e:
+    ...     print(str(e).split("expected ")[1])
+    indices in [0, 3), got index -1.
+    """
+    arr = a if hasattr(a, "dtype") and hasattr(a, "ndim") else np.asarray(a)
+    arr = xp.asarray(arr)
+    if arr.ndim != 1:
+        raise bad_arg(InvalidValue, call, arg, "a 1-D array of indices", f"shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "iuf":
+        raise bad_arg(InvalidValue, call, arg, "integer indices", f"dtype {arr.dtype}",
+                      "Convert with .astype(np.int64).")
+    if arr.size and arr.dtype.kind == "f":
+        whole = xp.isfinite(arr) & (xp.mod(arr, 1) == 0)
+        if not bool(whole.all()):
+            bad = arr[int(xp.argmin(whole))].item()
+            raise bad_arg(InvalidValue, call, arg, "integer indices",
+                          f"index {_show(bad)} (dtype {arr.dtype})",
+                          "Indices must be whole numbers; convert with .astype(np.int64).")
+    if arr.size:
+        lo, hi = arr.min().item(), arr.max().item()
+        if bound is not None and (lo < 0 or hi >= bound):
+            bad = lo if lo < 0 else hi
+            raise bad_arg(IndexOutOfBound, call, arg, f"indices in [0, {bound})",
+                          f"index {_show(bad)}")
+        if lo < -_INT64_END or hi >= _INT64_END:
+            bad = lo if lo < -_INT64_END else hi
+            raise bad_arg(IndexOutOfBound, call, arg, "indices in [0, 2**63)",
+                          f"index {_show(bad)}")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_index(i, n: int, call: str, arg: str, shape: tuple) -> int:
+    """One index into an axis of length ``n`` (negative ones count from the end, as in
+    NumPy); the error names the index and the shape.
+
+    Examples
+    --------
+    >>> check_index(-1, 4, "Matrix.get", "i", (4, 5))
+    3
+    >>> try:
+    ...     check_index(4, 4, "Matrix.get", "i", (4, 5))
+    ... except IndexOutOfBound as e:
+    ...     print(e)
+    Matrix.get: argument `i` expected an index in [-4, 4) (shape (4, 5)), got 4.
+    """
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+        raise bad_arg(InvalidObject, call, arg, "an integer index", type(i).__name__,
+                      "Use an int; slices and index arrays select sub-matrices (A[rows, cols]).")
+    i = int(i)
+    if not -n <= i < n:
+        raise bad_arg(IndexOutOfBound, call, arg, f"an index in [{-n}, {n}) (shape {shape})",
+                      str(i))
+    return i + n if i < 0 else i
+
+
 def check_size(n, call: str, arg: str) -> int:
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
         raise bad_arg(InvalidValue, call, arg, "a non-negative integer", repr(n))

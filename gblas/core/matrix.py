@@ -12,12 +12,14 @@ import importlib
 import numpy as np
 
 from .. import dtypes
-from .._device import check_device, device_of, to_numpy, xp_for
+from .._device import check_device, cupy_module, device_of, is_cupy_array, to_numpy, xp_for
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, OutOfMemory, bad_arg
 from ..formats import CSR, get_format_class
+from ..formats.hypersparse import MAX_EXPAND_ROWS, Hypersparse, expand_error
 from ..planner import admit_format
-from ._check import as_index_array, check_shape
+from ..planner.choose import choose_storage
+from ._check import as_device_index_array, as_index_array, check_index, check_shape
 from .mask import Mask
 
 
@@ -70,6 +72,8 @@ class Matrix:
         from ..semirings import binary_op
 
         call = "Matrix.from_coo"
+        if any(is_cupy_array(a) for a in (rows, cols, values)):
+            return cls._from_coo_gpu(rows, cols, values, shape, dup_op, dtype)
         r = as_index_array(rows, call, "rows")
         c = as_index_array(cols, call, "cols")
         if r.shape != c.shape:
@@ -95,7 +99,9 @@ class Matrix:
             vals = vals.astype(dt, copy=False)
         op = None if dup_op is None else binary_op(dup_op, call, "dup_op")
         try:
-            csr = CSR.from_coo(r, c, vals, (m, n), dup_op=op, iso_value=iso)
+            # the planner's storage rule: DCSR when the rows far outnumber the entries
+            store = Hypersparse if choose_storage((m, n), r.size)[0] == "hypersparse" else CSR
+            csr = store.from_coo(r, c, vals, (m, n), dup_op=op, iso_value=iso)
         except InvalidObject:
             raise bad_arg(InvalidValue, call, "rows", "unique (row, col) pairs (dup_op=None)",
                           "duplicates", "Pass dup_op='plus' (or another) to combine them."
@@ -105,22 +111,96 @@ class Matrix:
         return cls(csr)
 
     @classmethod
+    def _from_coo_gpu(cls, rows, cols, values, shape, dup_op, dtype) -> Matrix:
+        """``from_coo`` with CuPy arrays: validated and assembled on the GPU
+        (:mod:`gblas.core.devcoo`); lists or NumPy arrays among them are copied there."""
+        from ..semirings import binary_op
+        from .devcoo import DuplicateEntries, csr_arrays_from_coo
+
+        call = "Matrix.from_coo"
+        cp = cupy_module(call)
+        r = as_device_index_array(cp, rows, call, "rows")
+        c = as_device_index_array(cp, cols, call, "cols")
+        if r.shape != c.shape:
+            raise bad_arg(DimensionMismatch, call, "cols", f"{r.size} column indices (as rows)",
+                          f"{c.size}")
+        if shape is None:
+            shape = (int(r.max()) + 1 if r.size else 0, int(c.max()) + 1 if c.size else 0)
+        m, n = check_shape(shape, call)
+        as_device_index_array(cp, r, call, "rows", m)
+        as_device_index_array(cp, c, call, "cols", n)
+        iso = vals = None
+        if values is not None and np.ndim(values) == 0 and not is_cupy_array(values):
+            dt = dtypes.lookup(dtype if dtype is not None else np.asarray(values).dtype, call)
+            iso = dt.type(values)
+        elif values is not None:
+            vals = cp.asarray(values)
+            if vals.shape != r.shape:
+                raise bad_arg(DimensionMismatch, call, "values", f"{r.size} values",
+                              f"shape {vals.shape}")
+            dt = dtypes.lookup(dtype if dtype is not None else vals.dtype, call)
+            vals = vals.astype(dt, copy=False)
+        op = None if dup_op is None else binary_op(dup_op, call, "dup_op")
+        try:
+            indptr, indices, vals = csr_arrays_from_coo(cp, r, c, vals, (m, n), op, iso)
+        except DuplicateEntries:
+            raise bad_arg(InvalidValue, call, "rows", "unique (row, col) pairs (dup_op=None)",
+                          "duplicates", "Pass dup_op='plus' (or another) to combine them."
+                          ) from None
+        if vals is not None:
+            csr = CSR((m, n), indptr, indices, vals, vals.dtype, None, "gpu")
+        elif iso is None:
+            csr = CSR((m, n), indptr, indices, None, dtypes.BOOL, np.bool_(True), "gpu")
+        else:
+            csr = CSR((m, n), indptr, indices, None, iso.dtype, iso, "gpu")
+        if values is None and dtype is not None:
+            csr = csr.astype(dtypes.lookup(dtype, call))
+        return cls(csr)
+
+    @classmethod
     def from_scipy(cls, S, dtype=None) -> Matrix:
         """A Matrix from any scipy.sparse matrix or array (duplicates summed, as SciPy does).
+
+        A ``cupyx.scipy.sparse`` matrix gives a Matrix on the GPU, built there (its
+        arrays are copied on the device, never through the host).  Explicit zeros stay
+        entries, as SciPy stores them.
 
         Examples
         --------
         >>> import scipy.sparse as sp, gblas as gb
         >>> gb.Matrix.from_scipy(sp.eye(3, format="csr")).nvals
         3
+        >>> gb.Matrix.from_scipy(sp.coo_array(([1, 2], ([0, 0], [1, 1])), shape=(2, 2))).to_coo()
+        (array([0]), array([1]), array([3]))
         """
+        call = "Matrix.from_scipy"
+        if type(S).__module__.startswith("cupyx.scipy.sparse"):
+            return cls._from_cupyx(S, dtype)
         import scipy.sparse as sp
 
         if not sp.issparse(S):
-            raise bad_arg(InvalidObject, "Matrix.from_scipy", "S", "a scipy.sparse matrix or array",
+            raise bad_arg(InvalidObject, call, "S", "a scipy.sparse matrix or array",
                           type(S).__name__, "Use Matrix.from_dense for dense arrays.")
-        dt = dtypes.lookup(dtype if dtype is not None else S.dtype, "Matrix.from_scipy")
+        if S.ndim != 2:
+            raise bad_arg(DimensionMismatch, call, "S", "a 2-D sparse array",
+                          f"shape {S.shape}", "Use Vector.from_scipy for a 1-D one.")
+        dt = dtypes.lookup(dtype if dtype is not None else S.dtype, call)
         return cls(CSR.from_scipy(S.astype(dt, copy=False)))
+
+    @classmethod
+    def _from_cupyx(cls, S, dtype=None) -> Matrix:
+        """A Matrix on the GPU from a ``cupyx.scipy.sparse`` matrix (no host copy)."""
+        call = "Matrix.from_scipy"
+        dt = dtypes.lookup(dtype if dtype is not None else S.dtype, call)
+        C = S.tocsr(copy=True) if S.format == "csr" else S.tocsr()
+        C.sum_duplicates()  # also sorts the column indices of every row
+        C.sort_indices()
+        m, n = C.shape
+        nnz = int(C.nnz)
+        indptr = C.indptr.astype(dtypes.index_dtype(nnz), copy=True)
+        indices = C.indices.astype(dtypes.index_dtype(n), copy=True)
+        values = C.data.astype(dt, copy=True)
+        return cls(CSR((m, n), indptr, indices, values, dt, None, "gpu"))
 
     @classmethod
     def from_dense(cls, arr, dtype=None, *, missing=None) -> Matrix:
@@ -172,6 +252,17 @@ class Matrix:
         return self._csr.device
 
     @property
+    def is_hypersparse(self) -> bool:
+        """Whether the storage is hypersparse (DCSR: only the rows with entries, see
+        :mod:`gblas.formats.hypersparse`), as the planner's storage rule chose."""
+        return isinstance(self._csr, Hypersparse)
+
+    def storage(self, transposed: bool = False):
+        """The canonical storage of this matrix or of its transpose: a CSR, or a
+        Hypersparse when :attr:`is_hypersparse` (built once and cached)."""
+        return self._csr if not transposed else self.get_format(self._csr.name, transposed=True)
+
+    @property
     def is_iso(self) -> bool:
         return self._csr.is_iso
 
@@ -193,8 +284,10 @@ class Matrix:
     # ----------------------------------------------------------------- format cache
     def csr(self, transposed: bool = False) -> CSR:
         """CSR of this matrix, or of its transpose (built once and cached)."""
-        if not transposed:
+        if not transposed and not self.is_hypersparse:
             return self._csr
+        if not transposed:
+            return self.get_format("csr")
         return self.get_format("csr", transposed=True)
 
     def get_format(self, name: str, *, transposed: bool = False, **params):
@@ -207,15 +300,20 @@ class Matrix:
         self._uses[key] = self._uses.get(key, 0) + 1
         if fmt is not None:
             return fmt
-        if name == "csr" and not transposed and not params:
+        if name == self._csr.name and not transposed and not params:
             return self._csr
-        if not transposed:
+        if self.is_hypersparse:  # DCSR: its transpose is a DCSR, a CSR only on demand
+            base = self._csr if not transposed else (
+                self._csr.transpose() if name == "hypersparse" else self.storage(True))
+            if name != "hypersparse":
+                base = base.to_csr("A.csr" if name == "csr" else f"building {name!r} of A")
+        elif not transposed:
             base = self._csr
         elif name == "csr":
             base = self._csr.transpose()
         else:  # a format of A^T builds from the cached CSR of A^T (no second transpose)
             base = self.get_format("csr", transposed=True)
-        if name == "csr":
+        if name == "csr" or (name == "hypersparse" and self.is_hypersparse):
             fmt = base
         else:
             try:
@@ -238,7 +336,7 @@ class Matrix:
     def cached_format(self, name: str, *, transposed: bool = False, **params):
         """The cached format ``name`` (of the transpose), or None; builds nothing and
         counts no use (what the planner reads)."""
-        if name == "csr" and not transposed and not params:
+        if name == self._csr.name and not transposed and not params:
             return self._csr
         return self._cache.get((name, transposed, tuple(sorted(params.items()))))
 
@@ -259,7 +357,7 @@ class Matrix:
         """Cached graph statistics (degrees) for the planner."""
         st = self._cache.get(("stats", False, ()))
         if st is None:
-            csr = self._csr
+            csr = self.csr()
             xp = xp_for(csr.device)
             out_deg = xp.diff(csr.indptr)
             if csr.device == "cpu":
@@ -290,9 +388,67 @@ class Matrix:
         """
         return self._csr.to_coo()
 
-    def to_scipy(self):
-        """A ``scipy.sparse.csr_array`` (copied to the CPU when on the GPU)."""
-        return self._csr.to_scipy()
+    def to_scipy(self, format: str = "csr"):
+        """A ``scipy.sparse`` array of ``format`` (copied to the CPU when on the GPU).
+
+        Parameters
+        ----------
+        format : {"csr", "csc", "coo", "bsr", "dia", "dok", "lil"}, default "csr"
+            SciPy's format name (``scipy.sparse`` *arrays*: ``csr_array``, ...).
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> A = gb.Matrix.from_coo([0, 1], [1, 0], [2.0, 3.0], shape=(2, 2))
+        >>> type(A.to_scipy()).__name__, type(A.to_scipy("coo")).__name__
+        ('csr_array', 'coo_array')
+        >>> A.to_scipy("csc").toarray().tolist()
+        [[0.0, 2.0], [3.0, 0.0]]
+        """
+        return scipy_format(self._csr.to_scipy(), format, "Matrix.to_scipy")
+
+    def to_cupy(self, format: str = "csr", dtype=None):
+        """A ``cupyx.scipy.sparse`` matrix of ``format`` on the GPU.
+
+        A Matrix on the GPU hands its arrays over without going through the host (the
+        matrix made is a copy: later changes of either side do not show in the other).
+        ``cupyx.scipy.sparse`` holds bool, float and complex values only: other dtypes
+        are converted to float64 unless ``dtype`` says otherwise.
+
+        Parameters
+        ----------
+        format : {"csr", "csc", "coo"}, default "csr"
+        dtype : optional
+            The values' dtype (default: the Matrix's where CuPy takes it, else float64).
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> callable(gb.Matrix.to_cupy)   # needs CuPy and a GPU to run
+        True
+        """
+        call = "Matrix.to_cupy"
+        if format not in ("csr", "csc", "coo"):
+            raise bad_arg(InvalidValue, call, "format", "'csr', 'csc' or 'coo'", repr(format))
+        cp = cupy_module(call)
+        import cupyx.scipy.sparse as cps
+
+        c = self._csr.to_device("gpu")
+        dt = np.dtype(dtype) if dtype is not None else (
+            self.dtype if self.dtype.kind in "bfc" else np.dtype(np.float64))
+        values = cp.array(c.dense_values(), dtype=dt, copy=True)
+        # cuSPARSE takes int32 indices where they fit
+        indices = c.indices.astype(np.int32 if self.shape[1] < 2**31 else np.int64, copy=True)
+        indptr = c.indptr.astype(np.int32 if self.nvals < 2**31 else np.int64, copy=True)
+        args = (values, indices, indptr)
+        try:
+            S = cps.csr_matrix(args, shape=self.shape)
+        except ValueError:
+            if dt != np.bool_ or dtype is not None:
+                raise
+            # a CuPy without bool sparse matrices: float64 values
+            S = cps.csr_matrix((values.astype(np.float64),) + args[1:], shape=self.shape)
+        return S if format == "csr" else S.asformat(format)
 
     def to_dense(self, fill=0):
         """A 2-D array with ``fill`` where there is no entry."""
@@ -301,6 +457,8 @@ class Matrix:
         dt = self.dtype
         if not (fill == 0 or (dt.kind == "b" and fill in (0, 1, True, False))):
             dt = np.result_type(dt, fill)
+        if self.is_hypersparse and self.shape[0] * self.shape[1] > MAX_EXPAND_ROWS:
+            raise expand_error("Matrix.to_dense", self.shape, self.nvals, "dense array")
         out = xp.full(self.shape, fill, dtype=dt)
         out[r, c] = v
         return out
@@ -322,6 +480,32 @@ class Matrix:
         extra = importlib.import_module("gblas.distributed")
         return extra.distribute(self, client, grid, timeout=timeout)
 
+    def get(self, i: int, j: int, default=None):
+        """The value of the entry ``(i, j)`` as a Python scalar, or ``default`` when there
+        is none (``A[i, j]`` is ``A.get(i, j)``; negative indices count from the end).
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> A = gb.Matrix.from_coo([0, 1], [1, 0], [2.5, 3.0], shape=(2, 3))
+        >>> A.get(0, 1), A.get(0, 0), A.get(-1, 0), A.get(0, 2, default=0.0)
+        (2.5, None, 3.0, 0.0)
+        """
+        m, n = self.shape
+        i = check_index(i, m, "Matrix.get", "i", self.shape)
+        j = check_index(j, n, "Matrix.get", "j", self.shape)
+        c = self._csr
+        lo, hi = int(c.indptr[i]), int(c.indptr[i + 1])
+        if lo == hi:
+            return default
+        xp = xp_for(c.device)
+        pos = lo + int(xp.searchsorted(c.indices[lo:hi], j))
+        if pos == hi or int(c.indices[pos]) != j:
+            return default
+        if c.values is None:
+            return c.iso_value.item()
+        return c.values[pos].item()
+
     def to(self, device: str) -> Matrix:
         """This Matrix on ``device`` ("cpu" or "gpu"); itself when already there.
 
@@ -336,6 +520,8 @@ class Matrix:
         """A copy (optionally cast to ``dtype``)."""
         c = self._csr
         dt = c.dtype if dtype is None else dtypes.lookup(dtype, "Matrix.dup")
+        if self.is_hypersparse:
+            return Matrix(c.copy().astype(dt))
         new = CSR(c.shape, c.indptr.copy(), c.indices.copy(),
                   None if c.values is None else c.values.copy(), c.dtype, c.iso_value, c.device)
         return Matrix(new.astype(dt))
@@ -359,6 +545,12 @@ class Matrix:
             return False
         if check_dtype and other.dtype != self.dtype:
             return False
+        if self.is_hypersparse or (other if isinstance(other, Matrix) else other.parent
+                                   ).is_hypersparse:  # O(entries): no row pointers
+            r1, c1, v1 = self.to_coo()
+            r2, c2, v2 = other.to_coo()
+            return bool(np.array_equal(r1, r2) and np.array_equal(c1, c2)
+                        and (not values or np.array_equal(v1, v2)))
         a = self._csr
         b = other._csr if isinstance(other, Matrix) else other.parent.csr(transposed=True)
         if b.device != a.device:
@@ -423,13 +615,20 @@ class TransposedMatrix:
 
     def materialize(self) -> Matrix:
         """A new Matrix holding the transpose."""
-        return Matrix(self.parent.csr(transposed=True))
+        return Matrix(self.parent.storage(transposed=True))
 
     def to_coo(self):
-        return self.parent.csr(transposed=True).to_coo()
+        return self.parent.storage(transposed=True).to_coo()
 
-    def to_scipy(self):
-        return self.parent.csr(transposed=True).to_scipy()
+    def to_scipy(self, format: str = "csr"):
+        """The transpose as a ``scipy.sparse`` array of ``format`` (see
+        :meth:`Matrix.to_scipy`)."""
+        return scipy_format(self.parent.csr(transposed=True).to_scipy(), format,
+                            "TransposedMatrix.to_scipy")
+
+    def to_cupy(self, format: str = "csr", dtype=None):
+        """The transpose as a ``cupyx.scipy.sparse`` matrix (see :meth:`Matrix.to_cupy`)."""
+        return self.materialize().to_cupy(format, dtype)
 
     def to_dense(self, fill=0):
         return self.materialize().to_dense(fill)
@@ -453,6 +652,18 @@ class TransposedMatrix:
 
     def __repr__(self) -> str:
         return f"TransposedMatrix(of {self.parent!r})"
+
+
+SCIPY_FORMATS = ("csr", "csc", "coo", "bsr", "dia", "dok", "lil")
+
+
+def scipy_format(S, format: str, call: str):
+    """``S`` (a ``csr_array``) converted to SciPy's ``format``; a clear error for a name
+    SciPy does not know."""
+    if format not in SCIPY_FORMATS:
+        raise bad_arg(InvalidValue, call, "format", "one of " + ", ".join(
+            repr(f) for f in SCIPY_FORMATS), repr(format))
+    return S if format == "csr" else S.asformat(format)
 
 
 def canonical(A, call: str, arg: str):

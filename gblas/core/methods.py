@@ -1,4 +1,5 @@
-"""Methods of Matrix that run operations: ``A.prepare(...)``, ``A @ x``, ``u @ A``.
+"""Methods of Matrix that run operations: ``A.prepare(...)``; ``A @ x``, ``u @ A`` and
+element access come from :mod:`gblas.core.interop`.
 
 The operations import the Matrix class, so these live above both and are attached to the
 class when :mod:`gblas.core` is imported.
@@ -11,8 +12,9 @@ import numpy as np
 from ..config import config
 from ..exceptions import InvalidValue, bad_arg
 from .explain import explain
-from .matrix import Matrix, TransposedMatrix
-from .operations import mxm, mxv, vxm
+from .interop import matmul, rmatmul  # attaches @, [], ==, np.asarray rules
+from .matrix import Matrix
+from .operations import mxv
 from .vector import Vector
 
 
@@ -70,19 +72,6 @@ def prepare(self, products: int = 100, *, semiring="plus_times",
     return plans
 
 
-def matmul(self, other):
-    """``A @ x`` (mxv) or ``A @ B`` (mxm) over plus_times."""
-    if isinstance(other, (Matrix, TransposedMatrix)):
-        return mxm(self, other, "plus_times")
-    return mxv(self, other, "plus_times")
-
-def rmatmul(self, other):
-    """``u @ A``: vxm over plus_times."""
-    return vxm(other, self, "plus_times")
-
-
 Matrix.prepare = prepare
-Matrix.__matmul__ = matmul
-Matrix.__rmatmul__ = rmatmul
 
 __all__ = ["matmul", "prepare", "rmatmul"]

@@ -12,8 +12,8 @@ import numpy as np
 from .. import dtypes
 from .._device import check_device, device_of, to_device, xp_for
 from ..backends.registry import VecData
-from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidValue, bad_arg
-from ._check import as_index_array, check_size
+from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
+from ._check import as_index_array, check_index, check_size
 from .executor import array_kernel
 from .mask import Mask
 
@@ -264,6 +264,110 @@ class Vector:
         """Value mask view: true where an entry exists and its value is nonzero."""
         return Mask(self, structural=False)
 
+    @classmethod
+    def from_scipy(cls, S, dtype=None) -> Vector:
+        """A Vector from a SciPy sparse array of one dimension, or a matrix of one row or
+        one column (duplicates summed and explicit zeros kept, as SciPy does).
+
+        A ``cupyx.scipy.sparse`` matrix of one row or column gives a Vector on the GPU,
+        built there.
+
+        Parameters
+        ----------
+        S : scipy.sparse array or matrix
+            Shape ``(n,)``, ``(1, n)`` or ``(n, 1)``.
+        dtype : optional
+            Value dtype (default: ``S.dtype``).
+
+        Examples
+        --------
+        >>> import numpy as np, scipy.sparse as sp, gblas as gb
+        >>> v = gb.Vector.from_scipy(sp.csr_array(np.array([[0.0, 2.0, 0.0, 5.0]])))
+        >>> v.size, v.to_coo()[0].tolist(), v.to_coo()[1].tolist()
+        (4, [1, 3], [2.0, 5.0])
+        >>> gb.Vector.from_scipy(sp.coo_array(([1, 1], ([2, 2],)), shape=(3,))).get(2)
+        2
+        """
+        call = "Vector.from_scipy"
+        gpu = type(S).__module__.startswith("cupyx.scipy.sparse")
+        if not gpu:
+            import scipy.sparse as sp
+
+            if not sp.issparse(S):
+                raise bad_arg(InvalidValue, call, "S", "a scipy.sparse array or matrix",
+                              type(S).__name__, "Use Vector.from_dense for a dense array.")
+        shape = tuple(S.shape)
+        if not (len(shape) == 1 or (len(shape) == 2 and 1 in shape)):
+            raise bad_arg(DimensionMismatch, call, "S", "shape (n,), (1, n) or (n, 1)",
+                          f"shape {shape}", "Use Matrix.from_scipy for a matrix.")
+        dt = dtypes.lookup(dtype if dtype is not None else S.dtype, call)
+        C = S.tocoo(copy=True)
+        C.sum_duplicates()
+        if len(shape) == 1:
+            idx, size = C.coords[0], shape[0]
+        elif shape[0] == 1:
+            idx, size = C.col, shape[1]
+        else:
+            idx, size = C.row, shape[0]
+        device = "gpu" if gpu else "cpu"
+        xp = xp_for(device)
+        idx = idx.astype(np.int64)
+        order = xp.argsort(idx)
+        vals = xp.ascontiguousarray(C.data.astype(dt)[order])
+        return cls(VecData(size, xp.ascontiguousarray(idx[order]), vals, None), dt, device)
+
+    def to_scipy(self, format: str = "coo", *, ndim: int = 1):
+        """The entries as a SciPy sparse array (copied to the CPU when on the GPU).
+
+        Parameters
+        ----------
+        format : str, default "coo"
+            SciPy's format: "coo", "csr" or "dok" for ``ndim=1``; any 2-D format
+            ("csr", "csc", "coo", "bsr", "dia", "dok", "lil") for ``ndim=2``.
+        ndim : {1, 2}, default 1
+            1: shape ``(size,)`` (SciPy's 1-D sparse arrays); 2: a column, shape
+            ``(size, 1)`` (gblas vectors are columns: ``A @ x``).
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> v = gb.Vector.from_coo([0, 2], [1.5, 2.5], size=4)
+        >>> S = v.to_scipy()
+        >>> type(S).__name__, S.shape, S.toarray().tolist()
+        ('coo_array', (4,), [1.5, 0.0, 2.5, 0.0])
+        >>> v.to_scipy("csc", ndim=2).shape
+        (4, 1)
+        """
+        import scipy.sparse as sp
+
+        call = "Vector.to_scipy"
+        if ndim not in (1, 2) or isinstance(ndim, bool):
+            raise bad_arg(InvalidValue, call, "ndim", "1 or 2", repr(ndim))
+        formats = ("coo", "csr", "dok") if ndim == 1 else (
+            "csr", "csc", "coo", "bsr", "dia", "dok", "lil")
+        if format not in formats:
+            raise bad_arg(InvalidValue, call, "format", f"one of {formats} for ndim={ndim}",
+                          repr(format), None if ndim == 2 else
+                          "Pass ndim=2 for a one-column matrix in any format.")
+        idx, vals = self.to("cpu").to_coo()
+        if ndim == 1:
+            S = sp.coo_array((vals, (idx,)), shape=(self.size,))
+        else:
+            S = sp.coo_array((vals, (idx, np.zeros_like(idx))), shape=(self.size, 1))
+        return S if format == "coo" else S.asformat(format)
+
+    def to_cupy(self, fill=0):
+        """The values as a dense CuPy array on the GPU, ``fill`` where there is no entry
+        (:meth:`to_dense` on the GPU: a Vector there is not copied through the host).
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> callable(gb.Vector.to_cupy)   # needs CuPy and a GPU to run
+        True
+        """
+        return self.to("gpu").to_dense(fill)
+
     # ------------------------------------------------------------------- conversions
     def dense_data(self) -> VecData:
         """Storage as dense VecData (``present`` may be None when all present)."""
@@ -355,10 +459,17 @@ class Vector:
     copy = dup
 
     def get(self, index: int, default=None):
-        """The value at ``index``, or ``default`` when there is no entry."""
-        if not 0 <= index < self.size:
-            raise bad_arg(IndexOutOfBound, "Vector.get", "index", f"0 <= index < {self.size}",
-                          repr(index))
+        """The value at ``index`` as a Python scalar, or ``default`` when there is no entry
+        (``v[i]`` is ``v.get(i)``; a negative index counts from the end, as in NumPy).
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> v = gb.Vector.from_coo([1], [7], size=3)
+        >>> v.get(1), v.get(0), v.get(-2), v.get(0, default=-1)
+        (7, None, 7, -1)
+        """
+        index = check_index(index, self.size, "Vector.get", "index", self.shape)
         d = self._data
         if d.indices is not None:
             xp = xp_for(self._device)
