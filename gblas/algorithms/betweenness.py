@@ -177,7 +177,32 @@ def _unit_rows(k: int, n: int, src, device):
     return Matrix.from_coo(np.arange(k), src, np.ones(k), shape=(k, n)).to(device)
 
 
+def _sample(k, seed, n: int, call: str) -> np.ndarray:
+    """``k`` distinct vertices drawn as NetworkX draws them: ``seed.sample(range(n), k)``
+    with Python's ``random`` (``seed`` None: the global generator; an int: a new
+    ``random.Random(seed)``; a ``random.Random``: itself)."""
+    import random
+
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise bad_arg(InvalidValue, call, "k", "an integer number of sources",
+                      type(k).__name__)
+    if not 1 <= k <= n:
+        raise bad_arg(InvalidValue, call, "k", f"a number of sources in [1, {n}]", str(k),
+                      "Pass k=None for the exact centrality over all sources.")
+    if seed is None:
+        rng = random._inst  # NetworkX's create_py_random_state(None): the global one
+    elif isinstance(seed, random.Random):
+        rng = seed
+    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, (bool, np.bool_)):
+        rng = random.Random(int(seed))
+    else:
+        raise bad_arg(InvalidValue, call, "seed", "None, an int or a random.Random",
+                      type(seed).__name__, "Pass an int for a reproducible sample.")
+    return np.array(rng.sample(range(n), int(k)), dtype=np.int64)
+
+
 def betweenness_centrality(A, sources=None, normalized: bool = True, *,
+                           k: int | None = None, seed=None,
                            directed: bool | None = None, batch_size: int | None = None,
                            progress: bool = False):
     """Betweenness centrality of every vertex (shortest paths counted without weights).
@@ -186,6 +211,10 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     sources, and, with ``sources`` given, to NetworkX's estimate from the ``k =
     len(sources)`` sampled sources (``betweenness_centrality(G, k=k)`` when it samples
     those vertices: the same sum over the sources, rescaled as NetworkX does for ``k``).
+    With ``k`` (and ``seed``), the sources are drawn as NetworkX draws them, so
+    ``betweenness_centrality(A, k=10, seed=7)`` equals
+    ``networkx.betweenness_centrality(G, k=10, seed=7)`` for a graph ``G`` whose nodes
+    are ``0 .. n-1`` in that order.
 
     Parameters
     ----------
@@ -198,6 +227,12 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
         estimate from no source is undefined).
     normalized : bool, default True
         Divide by the number of (source, target) pairs as NetworkX does.
+    k : int, optional
+        Estimate from ``k`` sources drawn at random (without ``sources``); ``k = n`` is
+        the exact centrality.
+    seed : None, int or random.Random, optional
+        The draw of the ``k`` sources: an int makes it reproducible; None uses Python's
+        global ``random`` generator, as NetworkX does (ignored without ``k``, as there).
     directed : bool, optional
         Only matters when ``normalized=False``: an undirected graph counts every pair once
         (halves the sums).  Default: undirected iff ``A``'s pattern is symmetric.
@@ -226,6 +261,9 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     >>> A = gb.Matrix.from_coo([0, 1, 1, 2, 2, 3], [1, 0, 2, 1, 3, 2], shape=(4, 4))
     >>> gb.algorithms.betweenness_centrality(A).to_dense().round(4).tolist()
     [0.0, 0.6667, 0.6667, 0.0]
+    >>> bc = gb.algorithms.betweenness_centrality(A, k=2, seed=42)   # sampled sources
+    >>> bc.size, bool(bc.isequal(gb.algorithms.betweenness_centrality(A, k=2, seed=42)))
+    (4, True)
     """
     from .._device import xp_for
     from ..core import Vector, apply, ewise_mult
@@ -233,6 +271,11 @@ def betweenness_centrality(A, sources=None, normalized: bool = True, *,
     call = "betweenness_centrality"
     A = square_matrix(A, call)
     n = A.shape[0]
+    if k is not None:
+        if sources is not None:
+            raise bad_arg(InvalidValue, call, "k", "None when sources are given", repr(k),
+                          "Pass either k (sources drawn at random) or sources.")
+        sources = _sample(k, seed, n, call)
     src = np.arange(n, dtype=np.int64) if sources is None else _sources(sources, n, call)
     if src.size == 0 and n > 0:
         # NetworkX refuses an empty sample too (betweenness_centrality(G, k=0) divides

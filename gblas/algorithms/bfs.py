@@ -42,7 +42,9 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     -------
     levels : gblas.Vector of int64
         ``levels[v]`` = number of edges on a shortest path from ``source``; the source has
-        level 0; unreachable vertices have no entry.
+        level 0; unreachable vertices have no entry (``levels[v]`` is None there).
+        ``levels.to_dense()`` fills missing entries with 0, the source's level: ask
+        for ``levels.to_dense(fill=-1)`` to see the unreached vertices.
     parents : gblas.Vector of int64
         Only with ``parents=True``: the parent of every reached vertex, the source being
         its own parent.
@@ -59,8 +61,10 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     >>> import gblas as gb
     >>> A = gb.Matrix.from_coo([0, 1, 1, 3], [1, 2, 3, 4], shape=(6, 6))
     >>> levels, parents = gb.algorithms.bfs(A, 0, parents=True)
-    >>> levels.to_dense(fill=-1).tolist()
+    >>> levels.to_dense(fill=-1).tolist()   # -1: not reached (to_dense() would say 0)
     [0, 1, 2, 2, 3, -1]
+    >>> levels[4], levels[5]
+    (3, None)
     >>> parents.to_dense(fill=-1).tolist()
     [0, 0, 1, 1, 3, -1]
     """
