@@ -14,6 +14,7 @@ from ..backends.registry import VecData
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 from ..formats import CSR
 from ..semirings import binary_op, unary_op
+from . import hyper
 from ._args import check_common
 from .arrays import compress, intersect_positions, merge_kernel, union_positions, where
 from .dispatch import dispatchable
@@ -55,6 +56,11 @@ def _ewise(call, u, v, op, default, combine, *, mask, accum, out, replace):
     op.check_dtype(D, call)
     mask, accum, out, device = check_common(call, ku, tuple(u.shape), mask=mask, accum=accum,
                                             out=out, replace=replace, u=u, v=v)
+    if ku is Matrix and hyper.involved(u, v, mask, out):  # over the rows/cols with entries
+        return hyper.elementwise(
+            lambda a, b: _ewise(call, a, b, op, default, combine, mask=None, accum=None,
+                                out=None, replace=False),
+            (u, v), tuple(u.shape), mask, accum, out, replace, device, writeback_matrix)
     xp = xp_for(device)
     R = op.output_dtype(D)
     fmap = array_kernel("map_binary", device)
@@ -251,6 +257,10 @@ def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, repl
         raise bad_arg(InvalidValue, call, "left", "only one of left= and right=", "both")
     mask, accum, out, device = check_common(call, kind, tuple(u.shape), mask=mask, accum=accum,
                                             out=out, replace=replace, u=u)
+    if kind is Matrix and hyper.involved(u, mask, out):  # over the rows/cols with entries
+        return hyper.elementwise(lambda a: apply(a, op, left=left, right=right), (u,),
+                                 tuple(u.shape), mask, accum, out, replace, device,
+                                 writeback_matrix)
     xp = xp_for(device)
     if left is None and right is None:
         uop = unary_op(op, call, "op")
@@ -366,6 +376,9 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
         raise bad_arg(InvalidValue, call, "op", f"one of {names} or a callable", repr(op))
     mask, accum, out, device = check_common(call, kind, tuple(u.shape), mask=mask, accum=accum,
                                             out=out, replace=replace, u=u)
+    if kind is not Vector and hyper.involved(u, mask, out):  # global ids, O(entries)
+        return hyper.select(u, pred, thunk, _reads_values_only(pred), mask, accum, out,
+                            replace, device, writeback_matrix)
     xp = xp_for(device)
     if kind is not Vector and mask is None and out is None:
         return _select_csr(u, pred, thunk, call)

@@ -14,7 +14,7 @@ from ..formats import CSR
 from ..planner import plan_mxm, plan_mxv
 from ..semirings import semiring as resolve_semiring
 from ..semirings.ops import Semiring
-from . import executor
+from . import executor, hyper
 from ._args import check_common
 from .dispatch import dispatchable
 from .matrix import Matrix, canonical
@@ -54,6 +54,9 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
                                             out=out, replace=replace, A=base, x=x)
     if _flip:
         s = _flipped(s)
+    if hyper.involved(base):  # rows or columns far above the entries: the compact product
+        return hyper.prepare_mxv(base, transposed, x, s, mask, accum, out, replace, device,
+                                 _call, prepare_mxv, writeback_vector)
     plan = plan_mxv(base, transposed, x, mask, s, config.current())
     if _call != "mxv":
         plan = dataclasses.replace(plan, op=_call)
@@ -155,6 +158,9 @@ def prepare_mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None,
     shape = (A.shape[0], B.shape[1])
     mask, accum, out, device = check_common(call, Matrix, shape, mask=mask, accum=accum,
                                             out=out, replace=replace, A=a, B=b)
+    if hyper.involved(a, b, mask):  # the compact product over rows and columns with entries
+        return hyper.prepare_mxm(a, ta, b, tb, s, mask, accum, out, replace, device,
+                                 prepare_mxm, writeback_matrix)
     plan = plan_mxm(a, ta, b, tb, mask, s, config.current())
 
     def run():

@@ -15,6 +15,7 @@ from ..planner import plan_elementwise
 from ..semirings import monoid as resolve_monoid
 from ..semirings.builtin import BINARY
 from ..semirings.ops import Semiring
+from . import hyper
 from ._args import check_common
 from ._check import as_index_array
 from .arrays import compress, csr_from_keys, map_binary, union
@@ -116,6 +117,8 @@ def prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=No
             # the stored values (row-major order of the stored matrix; a transpose's own
             # order matters only to float sums and products); no keys are built
             vals = canonical(u, call, "u")[0]._csr.dense_values()
+        elif hyper.involved(u):  # a transpose's values in its order, O(entries)
+            vals = hyper.coo(u)[2]
         else:
             _, vals = entries(u, call, "u")
         n = int(vals.shape[0])
@@ -136,6 +139,12 @@ def prepare_reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=No
 
         return plan, run
     base, t = canonical(u, call, "u")
+    if hyper.involved(base):  # each row of the compact view: no vector of ones per column
+        mask, accum, out, device = check_common(call, Vector, (u.shape[0 if axis == "rows"
+                                                else 1],), mask=mask, accum=accum, out=out,
+                                                replace=replace, u=base)
+        return hyper.prepare_reduce_axis(u if axis == "rows" else u.T, m, mask, accum, out,
+                                         replace, device, prepare_reduce, writeback_vector)
     xp = xp_for(u.device)
     rows_axis = axis == "rows"
     n = u.shape[1] if rows_axis else u.shape[0]
@@ -206,6 +215,13 @@ def extract(u, indices=None, cols=None, *, mask=None, accum=None, out=None, repl
     if isinstance(u, Vector):
         if cols is not None:
             raise bad_arg(InvalidValue, call, "cols", "None for a Vector", "an index array")
+        if hyper.involved(u):  # a sparse Vector far larger than its entries
+            idx = None if indices is None else as_index_array(indices, call, "indices", u.size)
+            mask, accum, out, device = check_common(
+                call, Vector, (u.size if idx is None else idx.size,), mask=mask, accum=accum,
+                out=out, replace=replace, u=u)
+            T = hyper.extract_vector(u, idx, call)
+            return writeback_vector(out, T, u.dtype, mask, accum, replace, device)
         idx = (np.arange(u.size) if indices is None
                else as_index_array(indices, call, "indices", u.size))
         mask, accum, out, device = check_common(call, Vector, (idx.size,), mask=mask,
@@ -218,6 +234,15 @@ def extract(u, indices=None, cols=None, *, mask=None, accum=None, out=None, repl
         return writeback_vector(out, T, u.dtype, mask, accum, replace, device)
     base, t = canonical(u, call, "u")
     m, n = u.shape
+    if hyper.involved(base):  # the entries in the index sets, O(entries log entries)
+        ri = None if indices is None else as_index_array(indices, call, "indices", m)
+        ci = None if cols is None else as_index_array(cols, call, "cols", n)
+        shape = (m if ri is None else ri.size, n if ci is None else ci.size)
+        mask, accum, out, device = check_common(call, Matrix, shape, mask=mask, accum=accum,
+                                                out=out, replace=replace, u=base)
+        hyper.check_cpu(device, call)
+        T = hyper.extract_matrix(u, ri, ci, shape)
+        return writeback_matrix(out, T, mask, accum, replace, device)
     ri = np.arange(m) if indices is None else as_index_array(indices, call, "indices", m)
     ci = None if cols is None else as_index_array(cols, call, "cols", n)
     shape = (ri.size, n if ci is None else ci.size)
@@ -277,6 +302,8 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     [6, 0, 0, 4]
     """
     call = "assign"
+    if isinstance(out, (Vector, Matrix)) and hyper.involved(out):
+        return _assign_hyper(out, value, indices, cols, mask, accum, replace)
     if isinstance(out, Vector):
         if cols is not None:
             raise bad_arg(InvalidValue, call, "cols", "None for a Vector", "an index array")
@@ -382,6 +409,34 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     return writeback_matrix(out, T, mask, None, replace, device)
 
 
+def _assign_hyper(out, value, indices, cols, mask, accum, replace):
+    """assign into a hypersparse ``out``: the arguments checked as :func:`assign` does,
+    then the compact problem (:func:`gblas.core.hyper.assign_vector` / ``assign_matrix``)."""
+    call = "assign"
+    vec = isinstance(out, Vector)
+    if vec and cols is not None:
+        raise bad_arg(InvalidValue, call, "cols", "None for a Vector", "an index array")
+    dims = (out.size,) if vec else out.shape
+    idx = [None if i is None else as_index_array(i, call, a, d)
+           for i, a, d in zip((indices, cols), ("indices", "cols"), dims)]
+    region = tuple(d if i is None else i.size for i, d in zip(idx, dims))
+    scalar = np.isscalar(value)
+    if not scalar:
+        kind = Vector if vec else Matrix
+        if not (isinstance(value, Vector) if vec else is_matrix(value)):
+            raise bad_arg(InvalidObject, call, "value", f"a scalar or a gb.{kind.__name__}",
+                          type(value).__name__)
+        if tuple(value.shape) != region:
+            raise bad_arg(DimensionMismatch, call, "value", f"shape {region} (the index "
+                          "set's)", f"shape {tuple(value.shape)}")
+    mask, accum, _, device = check_common(call, type(out), tuple(out.shape), mask=mask,
+                                          accum=accum, out=None, replace=replace, out_=out,
+                                          value=None if scalar else value)
+    if vec:
+        return hyper.assign_vector(out, value, idx[0], mask, accum, replace, assign)
+    return hyper.assign_matrix(out, value, idx[0], idx[1], mask, accum, replace, assign)
+
+
 def _region_member(keys, gr, gc, n, xp):
     """Whether each key lies in the index set rows x cols."""
     rows = keys // max(n, 1)
@@ -413,6 +468,9 @@ def transpose(A, *, mask=None, accum=None, out=None, replace=False):
     shape = tuple(A.shape[::-1])
     mask, accum, out, device = check_common(call, Matrix, shape, mask=mask, accum=accum,
                                             out=out, replace=replace, A=base)
+    if hyper.involved(base, mask, out):  # the transposed DCSR, not a CSR per row
+        hyper.check_cpu(device, call)
+        return writeback_matrix(out, hyper.oriented(base, not t), mask, accum, replace, device)
     T = base.csr(transposed=not t)
     return writeback_matrix(out, T, mask, accum, replace, device)
 

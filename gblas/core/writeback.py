@@ -18,6 +18,7 @@ from .. import dtypes
 from .._device import xp_for
 from ..backends.registry import VecData
 from ..formats import CSR
+from . import hyper
 from .arrays import (
     assign_where,
     cast,
@@ -65,6 +66,10 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         # only T's (allowed) positions change: a scatter, not a pass over the whole vector
         return _scatter_into(out, T, t_dtype, None if premasked else mask, accum, device)
 
+    if T.indices is not None and hyper.involved(out):
+        # a sparse out far larger than its entries stays sparse: the compact write-back
+        return hyper.writeback_vector(out, T, t_dtype, mask, accum, replace, device,
+                                      premasked, writeback_vector)
     if (T.indices is None and mask is not None and accum is None and not replace
             and out.is_dense_storage):
         return _assign_dense(out, T, mask, device)
@@ -230,6 +235,8 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
 
 def writeback_matrix(out, T: CSR, mask, accum, replace: bool, device: str):
     """Write the CSR ``T`` into ``out`` (a Matrix or None) through mask/accum/replace."""
+    if hyper.involved(T, out, mask):  # hypersparse: over the compact union of the patterns
+        return hyper.writeback_matrix(out, T, mask, accum, replace, device, writeback_matrix)
     xp = xp_for(device)
     union = merge_kernel("merge_union", "csr", device)
     if union is not None:

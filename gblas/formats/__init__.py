@@ -6,6 +6,7 @@ from . import (  # noqa: E402,F401,I001  (registers each format)
     gpu_segmented,
     gpu_shards,
     heavy_light,
+    hypersparse,
     segmented,
     shards,
 )

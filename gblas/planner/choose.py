@@ -655,3 +655,61 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
     return Plan("shortest_paths", "csr", "semiring", device, None, (), 0,
                 f"(min, +) products {semi_s:.3g} s < heap Dijkstra {heap_s:.3g} s "
                 f"({depth} hops deep, {r} reached)", details)
+
+
+# ------------------------------------------------------------------ hypersparse storage
+
+#: A dimension above this many rows (or columns) may be stored hypersparse ...
+HYPER_MIN_DIM = 1 << 20
+#: ... when it exceeds this many times the entries (plus one).
+HYPER_RATIO = 16
+
+
+def is_huge(dim: int, entries: int) -> bool:
+    """Whether a dimension is far above the entries (:data:`HYPER_MIN_DIM`,
+    :data:`HYPER_RATIO`): per-row or per-column arrays would cost more than the entries.
+
+    Examples
+    --------
+    >>> is_huge(2**40, 10**6), is_huge(2**20, 0), is_huge(2**21, 2**17)
+    (True, False, False)
+    """
+    return dim > HYPER_MIN_DIM and dim > HYPER_RATIO * (entries + 1)
+
+
+def choose_storage(shape: tuple[int, int], nnz: int) -> tuple[str, str]:
+    """The canonical storage of a Matrix: ``"hypersparse"`` (DCSR: only the rows with
+    entries, :mod:`gblas.formats.hypersparse`) when its rows are far more than its
+    entries (:func:`is_huge`), else ``"csr"``; with the reason shown by ``gb.explain``.
+
+    Examples
+    --------
+    >>> choose_storage((2**40, 2**40), 10**6)[0], choose_storage((8, 2**31), 3)[0]
+    ('hypersparse', 'csr')
+    """
+    m = int(shape[0])
+    if is_huge(m, nnz):
+        return "hypersparse", (f"hypersparse storage: {m:,} rows > {HYPER_RATIO} x "
+                               f"({nnz:,} entries + 1), only rows with entries are stored")
+    return "csr", f"csr storage: {m:,} rows for {nnz:,} entries"
+
+
+def plan_hypersparse(inner: Plan, op: str, storage: str, compact: tuple, built: bool) -> Plan:
+    """The Plan of an operation with a hypersparse operand (or a dimension far above the
+    entries, :func:`is_huge`): it runs on the compact problem over the rows and columns
+    that hold entries, planned as usual (``inner``), and maps the result back.
+
+    Examples
+    --------
+    >>> p = Plan("mxv", "csr", "push", "cpu", None, (), 0, "sparse frontier")
+    >>> q = plan_hypersparse(p, "mxv", "hypersparse storage: ...", (3, 4), False)
+    >>> q.format, q.direction, q.details["compact_shape"]
+    ('hypersparse', 'push', (3, 4))
+    """
+    conv = (() if built else (f"compact view: {compact[0]:,} x {compact[1]:,} over the "
+                              "rows and columns with entries (cached)",))
+    details = {**inner.details, "compact_shape": tuple(compact), "inner_format": inner.format}
+    return dataclasses.replace(
+        inner, op=op, format="hypersparse", conversions=conv + tuple(inner.conversions),
+        reason=f"{storage}; compact {compact[0]:,} x {compact[1]:,} problem: {inner.reason}",
+        details=details)
