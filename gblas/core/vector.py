@@ -7,6 +7,8 @@ It converts between the two when an operation's plan asks for the other form.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .. import dtypes
@@ -16,6 +18,54 @@ from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
 from ._check import as_index_array, check_index, check_size
 from .executor import array_kernel
 from .mask import Mask
+
+# ---------------------------------------------------------------------- ownership
+#
+# A Vector *owns* its arrays when gblas allocated them for it and no other Vector holds
+# them (``Vector._owned``).  Only then does the write-back (``core/writeback.py``) update
+# them in place; otherwise it writes into copies (copy-on-write), which the Vector then
+# owns.  Arrays that enter a Vector without a copy (a kernel's result that passes an
+# operand's array through, an algorithm's own buffer, ``Vector.from_dense(a,
+# copy=False)``) are not owned by it, and the Vector that owned them stops owning them:
+# ``_OWNERS`` maps the memory of every owned array (the array a view is a view of) to
+# its owner, so that the owner is found when its memory enters another Vector, whatever
+# path it took.  Arrays handed out without a copy (``to_dense(copy=False)``) end the
+# ownership the same way (``Vector._share``).  Nothing here counts references.
+
+_OWNERS: dict[int, weakref.ref] = {}
+
+
+def _bases(data: VecData) -> list:
+    """The arrays whose memory ``data`` uses (a view's base, not the view)."""
+    out = []
+    for a in (data.indices, data.values, data.present):
+        if a is not None:
+            while getattr(a, "base", None) is not None:
+                a = a.base
+            out.append(a)
+    return out
+
+
+def _forget(keys: tuple):
+    """The callback that drops a dead owner's registry entries."""
+    def drop(ref) -> None:
+        for k in keys:
+            if _OWNERS.get(k) is ref:
+                del _OWNERS[k]
+    return drop
+
+
+def _disown(data: VecData) -> None:
+    """End the ownership of whatever Vector owns memory that ``data`` uses."""
+    for b in _bases(data):
+        ref = _OWNERS.get(id(b))
+        if ref is None:
+            continue
+        v = ref()
+        if v is not None and v._owned and any(c is b for c in _bases(v._data)):
+            v._share()
+        else:  # a stale entry (its owner is gone or holds other arrays now)
+            del _OWNERS[id(b)]
 
 
 class Vector:
@@ -31,23 +81,28 @@ class Vector:
     [1.5, 0.0, 0.0, 2.0, 0.0]
     """
 
-    __slots__ = ("_data", "_other", "_nvals", "_dtype", "_device", "__weakref__")
+    __slots__ = ("_data", "_other", "_nvals", "_dtype", "_device", "_owned", "__weakref__")
 
-    def __init__(self, data: VecData, dtype, device: str = "cpu") -> None:
-        self._data = data
+    def __init__(self, data: VecData, dtype, device: str = "cpu", *,
+                 owned: bool = False) -> None:
+        """``owned``: ``data``'s arrays were allocated for this Vector alone (see the
+        ownership notes above); False (the default) makes it copy before any write."""
         self._other = None  # the other storage form, once converted (read-only cache)
         self._nvals = None  # the count of a dense storage's present flags, once counted
         self._dtype = np.dtype(dtype)
         self._device = device
+        self._owned = False
+        self._set_data(data, owned)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
-    def from_dense(cls, values, dtype=None, *, present=None) -> Vector:
+    def from_dense(cls, values, dtype=None, *, present=None, copy: bool = True) -> Vector:
         """A Vector from a 1-D array (NumPy or CuPy): every entry present, or those that
         ``present`` marks.
 
         A CuPy array gives a Vector on the GPU: the copy is made on the device, nothing
-        goes through the host.  The values are always copied (later writes to ``values``
+        goes through the host.  The values are copied unless ``copy=False``
+        (by default later writes to ``values``
         do not show in the Vector).
 
         Parameters
@@ -59,6 +114,11 @@ class Vector:
         present : array_like of bool, optional
             Which entries exist (same length and device as ``values``); the values where
             it is False are ignored.  Default: all.
+        copy : bool, default True
+            False: use ``values`` (and ``present``) without copying when they already
+            have the dtype and are contiguous.  gblas never writes into such arrays (an
+            operation that writes into the Vector copies them first), but writes made
+            to them afterwards show in the Vector.
 
         Examples
         --------
@@ -69,6 +129,11 @@ class Vector:
         'float32'
         >>> gb.Vector.from_dense([5, 6, 7], present=[True, False, True]).to_coo()[0].tolist()
         [0, 2]
+        >>> a = np.zeros(3)
+        >>> v = gb.Vector.from_dense(a, copy=False)
+        >>> _ = gb.apply(gb.Vector.from_coo([1], [5.0], size=3), "identity", out=v, accum="plus")
+        >>> a.tolist(), v.to_dense().tolist()        # the Vector wrote into its own copy
+        ([0.0, 0.0, 0.0], [0.0, 5.0, 0.0])
         """
         call = "Vector.from_dense"
         device = device_of(values)
@@ -78,6 +143,7 @@ class Vector:
             raise bad_arg(InvalidValue, call, "values", "a 1-D array",
                           f"shape {arr.shape}", "Use Matrix.from_dense for 2-D data.")
         dt = dtypes.lookup(dtype if dtype is not None else arr.dtype, call)
+        fresh = True  # whether every array of the Vector is a copy made here
         if present is not None:
             if device_of(present) != device:
                 raise bad_arg(InvalidValue, call, "present", f"an array on {device!r} "
@@ -91,10 +157,15 @@ class Vector:
                     raise bad_arg(InvalidValue, call, "present", "a bool array",
                                   f"dtype {present.dtype}")
                 present = present != 0
-            else:
+            elif copy or not present.flags.c_contiguous:
                 present = xp.ascontiguousarray(present.copy())
-        arr = xp.ascontiguousarray(arr.astype(dt, copy=True))
-        return cls(VecData(arr.shape[0], None, arr, present), dt, device)
+            else:
+                fresh = False
+        if copy or arr.dtype != dt or not arr.flags.c_contiguous:
+            arr = xp.ascontiguousarray(arr.astype(dt, copy=True))
+        else:
+            fresh = False
+        return cls(VecData(arr.shape[0], None, arr, present), dt, device, owned=fresh)
 
     @classmethod
     def full(cls, size: int, value, dtype=None, device: str = "cpu") -> Vector:
@@ -135,7 +206,8 @@ class Vector:
             dtype = np.asarray(value).dtype
         dt = dtypes.lookup(dtype, call)
         xp = xp_for(check_device(device, call))
-        return cls(VecData(size, None, xp.full(size, value, dtype=dt), None), dt, device)
+        return cls(VecData(size, None, xp.full(size, value, dtype=dt), None), dt, device,
+                   owned=True)
 
     @classmethod
     def from_coo(cls, indices, values=None, size: int | None = None, *, dup_op="plus",
@@ -196,7 +268,8 @@ class Vector:
                 op = binary_op(dup_op, call, "dup_op")
                 vals = reduce_groups(op, vals, starts).astype(dt, copy=False)
                 idx = idx[starts]
-        return cls(VecData(size, idx, np.ascontiguousarray(vals), None), dt, "cpu")
+        # idx and vals are new arrays (sorted copies), never the caller's
+        return cls(VecData(size, idx, np.ascontiguousarray(vals), None), dt, "cpu", owned=True)
 
     @classmethod
     def empty(cls, size: int, dtype=np.float64, device: str = "cpu") -> Vector:
@@ -211,7 +284,8 @@ class Vector:
         size = check_size(size, "Vector.empty", "size")
         dt = dtypes.lookup(dtype, "Vector.empty")
         xp = xp_for(check_device(device, "Vector.empty"))
-        return cls(VecData(size, xp.zeros(0, np.int64), xp.zeros(0, dt), None), dt, device)
+        return cls(VecData(size, xp.zeros(0, np.int64), xp.zeros(0, dt), None), dt, device,
+                   owned=True)
 
     # -------------------------------------------------------------------- properties
     @property
@@ -417,18 +491,35 @@ class Vector:
         d = self.sparse_data()
         return d.indices.copy(), d.values.copy()
 
-    def to_dense(self, fill=0):
+    def to_dense(self, fill=0, *, copy: bool = True):
         """A 1-D array with ``fill`` where there is no entry.
 
         The dtype is the Vector's, promoted only when ``fill`` does not fit
         (e.g. ``fill=np.nan`` on an integer vector gives float64).
+
+        ``copy=False`` returns the Vector's own values, read-only, when every entry is
+        present and stored densely (else a copy, as by default); the Vector then stops
+        owning them, so later operations writing into it write into a copy and the
+        array handed out keeps its values.
 
         Examples
         --------
         >>> import gblas as gb
         >>> gb.Vector.from_coo([1], [2], size=3).to_dense(fill=-1).tolist()
         [-1, 2, -1]
+        >>> v = gb.Vector.full(2, 1.5)
+        >>> a = v.to_dense(copy=False)
+        >>> _ = gb.apply(v, "ainv", out=v)
+        >>> a.tolist(), v.to_dense().tolist()
+        ([1.5, 1.5], [-1.5, -1.5])
         """
+        d = self._data
+        if not copy and d.indices is None and d.present is None:
+            self._share()
+            view = d.values.view()
+            if isinstance(view, np.ndarray):
+                view.flags.writeable = False
+            return view
         d = self.dense_data()
         dt = self._dtype
         if not (fill == 0 or (dt.kind == "b" and fill in (0, 1, True, False))):
@@ -446,7 +537,7 @@ class Vector:
         d = self._data
         data = VecData(d.size, to_device(d.indices, device), to_device(d.values, device),
                        to_device(d.present, device))
-        return Vector(data, self._dtype, device)
+        return Vector(data, self._dtype, device, owned=True)  # copies on the other device
 
     def dup(self, dtype=None) -> Vector:
         """A copy (optionally cast to ``dtype``)."""
@@ -454,7 +545,8 @@ class Vector:
         d = self._data
         cp = lambda a: None if a is None else a.copy()  # noqa: E731
         vals = d.values.astype(dt, copy=True)
-        return Vector(VecData(d.size, cp(d.indices), vals, cp(d.present)), dt, self._device)
+        return Vector(VecData(d.size, cp(d.indices), vals, cp(d.present)), dt, self._device,
+                      owned=True)
 
     copy = dup
 
@@ -491,12 +583,60 @@ class Vector:
         i2, v2 = other.to("cpu").to_coo()
         return bool(np.array_equal(i1, i2) and np.array_equal(v1, v2))
 
-    def _replace_data(self, data: VecData, dtype=None) -> None:
-        self._data = data
+    def _replace_data(self, data: VecData, dtype=None, *, owned: bool = False) -> None:
+        """New storage; ``owned``: its arrays were allocated for this Vector alone (the
+        write-back's copies), else another object may hold them."""
         self._other = None
         self._nvals = None
         if dtype is not None:
             self._dtype = np.dtype(dtype)
+        self._set_data(data, owned)
+
+    # --------------------------------------------------------------------- ownership
+    @property
+    def owns_storage(self) -> bool:
+        """Whether operations may write into this Vector's arrays in place: gblas
+        allocated them for it, and no other Vector, view or user array shares them.
+
+        Examples
+        --------
+        >>> import numpy as np, gblas as gb
+        >>> gb.Vector.full(3, 1.0).owns_storage
+        True
+        >>> gb.Vector.from_dense(np.ones(3), copy=False).owns_storage
+        False
+        """
+        return self._owned
+
+    def _set_data(self, data: VecData, owned: bool) -> None:
+        """Take ``data`` as the storage, owned or not (see the ownership notes above)."""
+        if self._owned:
+            self._release()
+        self._data = data
+        if owned:
+            _disown(data)  # (no other Vector owns these arrays: a new owner ends that)
+            self._owned = True
+            keys = tuple(id(b) for b in _bases(data))
+            ref = weakref.ref(self, _forget(keys))
+            for k in keys:
+                _OWNERS[k] = ref
+        else:
+            self._owned = False
+            _disown(data)
+
+    def _release(self) -> None:
+        """Drop this Vector's registry entries (it no longer owns its arrays)."""
+        self._owned = False
+        for b in _bases(self._data):
+            ref = _OWNERS.get(id(b))
+            if ref is not None and ref() is self:
+                del _OWNERS[id(b)]
+
+    def _share(self) -> None:
+        """This Vector's arrays are now shared with another object: later writes into
+        it copy them first."""
+        if self._owned:
+            self._release()
 
     def __repr__(self) -> str:
         return (f"Vector(size={self.size}, nvals={self.nvals}, dtype={self._dtype.name}, "

@@ -5,12 +5,14 @@
 3. where it is false, ``out`` keeps its entry, or loses it with ``replace=True``.
 
 The write-back builds the new content in fresh arrays and swaps it into ``out`` at the
-end, so a failure part-way never leaves ``out`` half-written.
+end, so a failure part-way never leaves ``out`` half-written.  The dense assignments and
+scatters write into ``out``'s own arrays instead, after every check, when ``out`` owns
+them (``Vector.owns_storage``: gblas allocated them for it and nothing else shares them);
+otherwise they write into copies, which ``out`` then owns (copy-on-write), so an
+iterative algorithm pays one copy and then updates in place.
 """
 
 from __future__ import annotations
-
-import sys
 
 import numpy as np
 
@@ -54,7 +56,7 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
     xp = xp_for(device)
     if out is None:
         if mask is None or premasked:
-            return Vector(T, t_dtype, device)
+            return Vector(T, t_dtype, device)  # not owned: T may hold an operand's arrays
         if T.indices is not None:
             idx, vals = _allowed_entries(mask, T, device)
             return Vector(VecData(T.size, idx, vals, None), t_dtype, device)
@@ -82,7 +84,10 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         cd = dtypes.unify(D, t_dtype)
         r = cast(map_binary(accum, cast(ov, cd), cast(T.values, cd), cd, device), D)
         newv = r if T.present is None else where(T.present, r, ov, device)
-        out._replace_data(VecData(n, None, xp.ascontiguousarray(newv), None))
+        # a map's or a blend's result: a new array unless every cast was a no-op on an
+        # operand's array, which only an identity accumulator could pass through
+        out._replace_data(VecData(n, None, xp.ascontiguousarray(newv), None),
+                          owned=_fresh(newv, ov, T))
         return out
     op = xp.ones(n, bool) if od.present is None else od.present
     td = Vector(T, t_dtype, device).dense_data()
@@ -104,41 +109,45 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         allow = mask.allow()
         newv = where(allow, zv, ov, device)
         newp = (allow & zp) | (~allow & op) if not replace else allow & zp
-    out._replace_data(VecData(n, None, xp.ascontiguousarray(newv), newp))
+    newv = xp.ascontiguousarray(newv)
+    out._replace_data(VecData(n, None, newv, newp),
+                      owned=_fresh(newv, ov, T) and _fresh(newp, od.present, T))
     return out
 
 
-def _storage_refs(holder) -> tuple[int, int, int]:
-    """References to a Vector's storage tuple, its values and its present array."""
-    d = holder._data
-    return (sys.getrefcount(d), sys.getrefcount(d.values),
-            0 if d.present is None else sys.getrefcount(d.present))
+def _base(a):
+    """The array whose memory ``a`` uses (a view's base)."""
+    while getattr(a, "base", None) is not None:
+        a = a.base
+    return a
 
 
-class _Holder:
-    def __init__(self, data: VecData) -> None:
-        self._data = data
+def _fresh(a, old, T: VecData) -> bool:
+    """Whether the write-back's array ``a`` is new: not (a view of) ``out``'s old array
+    ``old`` nor any of ``T``'s arrays (which may be an operand's)."""
+    if a is None:
+        return True
+    b = _base(a)
+    return all(x is None or _base(x) is not b for x in (old, T.indices, T.values, T.present))
 
 
-#: The counts of a storage that one holder alone references (measured through the same
-#: function, as they depend on the interpreter's calling convention).
-_ALONE = _storage_refs(_Holder(VecData(1, None, np.zeros(1), np.ones(1, bool))))
-
-
-def _owns_storage(vec) -> bool:
-    """Whether nothing but ``vec`` references its storage tuple and arrays (no other
-    Vector, view or cached conversion): then writing into them cannot change another
-    object."""
-    return all(c <= a for c, a in zip(_storage_refs(vec), _ALONE))
+def _writable(out, T: VecData) -> bool:
+    """Whether the write-back may update ``out``'s arrays in place: ``out`` owns them
+    (``Vector.owns_storage``) and ``T`` shares none of their memory."""
+    if not out._owned:
+        return False
+    mine = [_base(a) for a in (out._data.values, out._data.present) if a is not None]
+    return not any(a is not None and any(_base(a) is b for b in mine)
+                   for a in (T.indices, T.values, T.present))
 
 
 def _assign_dense(out, T: VecData, mask, device: str):
     """``out<mask> = T`` for a dense ``T`` and a dense-stored ``out`` (no accumulator, no
     replace): allowed positions take T's entry or lose theirs, the others keep out's.
 
-    One pass over the values, in out's own arrays when nothing else references them
-    (no new vector-sized array to allocate and fill)."""
-    mine = out._other is None and _owns_storage(out)  # before any local reference
+    One pass over the values, in out's own arrays when it owns them (no new vector-sized
+    array to allocate and fill), else in a copy that it then owns."""
+    mine = _writable(out, T)
     od = out._data
     allow = mask.allow()
     hit = allow if T.present is None else allow & T.present
@@ -153,7 +162,8 @@ def _assign_dense(out, T: VecData, mask, device: str):
         newp = ~drop if bool(drop.any()) else None
     else:
         newp = (od.present & ~allow) | hit
-    out._replace_data(VecData(od.size, None, newv, newp))
+    # newv is out's array (owned) or a copy; newp a new array, out's, or None
+    out._replace_data(VecData(od.size, None, newv, newp), owned=True)
     return out
 
 
@@ -171,11 +181,12 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
         idx, tv = _allowed_entries(mask, T, device)
     D = out.dtype
     if out.is_dense_storage:
-        mine = out._other is None and _owns_storage(out)  # before any local reference
+        mine = _writable(out, T)
         od = out._data
         n = od.size
-        # out's arrays are updated in place when nothing else references them (no other
-        # Vector, view or cached conversion): a scatter then costs O(len(T)), not O(n)
+        # out's arrays are updated in place when it owns them (no other Vector, view or
+        # user array shares them): a scatter then costs O(len(T)), not O(n); otherwise
+        # in copies that out owns from then on
         newv = od.values if mine else od.values.copy()
         if od.present is None:
             newp = None
@@ -192,16 +203,17 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
         newv[idx] = cast(tv, D)
         if newp is not None:
             newp[idx] = True
-        out._replace_data(VecData(n, None, newv, newp))
+        out._replace_data(VecData(n, None, newv, newp), owned=True)
         return out
     od = out._data
     if (od.indices.shape[0] + idx.shape[0]) * DENSE_OUT_RATIO > od.size:
         # out would hold many entries: it turns dense (one O(size) pass), so that this
         # scatter and the later ones cost O(len(T)) instead of a merge sort of out's
         # entries (a BFS writing each level into its visited set)
-        dense = out.dense_data()
-        out._replace_data(dense)
-        del dense  # out owns its arrays alone: the scatter writes in place
+        # a dense form made now is new arrays: out owns them and the scatter writes in
+        # place (one converted earlier may have been handed out: then copies)
+        made = out._other is None
+        out._replace_data(out.dense_data(), owned=made)
         return _scatter_into(out, VecData(T.size, idx, tv, None), t_dtype, None, accum,
                              device)
     # sparse out: merge two sorted index lists
@@ -224,7 +236,8 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
         first = xp.ones(keys.shape[0], bool)
         first[1:] = keys[1:] != keys[:-1]
         keys, vals = keys[first], vals[first]
-    out._replace_data(VecData(od.size, keys, xp.ascontiguousarray(vals), None))
+    # new arrays (a concatenation, sorted and compressed)
+    out._replace_data(VecData(od.size, keys, xp.ascontiguousarray(vals), None), owned=True)
     return out
 
 
