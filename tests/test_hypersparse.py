@@ -389,3 +389,41 @@ def test_mxv_on_a_2_40_matrix_runs_in_little_memory():
     # O(entries): well under 1 KB per entry for the build, both products and results
     assert int(peak) < 1000 * nnz, f"{int(peak):,} bytes traced"
     assert int(rss) < 2**30, f"peak RSS {int(rss):,} bytes"
+
+
+# --------------------------------------------------------------------------- I/O
+
+
+@given(A=gst.matrices(max_dim=MAX_DIM, iso=None))
+@settings(max_examples=10, deadline=None)
+def test_matrix_market_round_trip_in_2_60(tmp_path_factory, A):
+    path = tmp_path_factory.mktemp("mm") / "h.mtx"
+    r, c, v = A.to_coo()
+    n = 2**60
+    H = gb.Matrix.from_coo(up(r) * 2**20, up(c) * 2**20, v, shape=(n, n), dtype=A.dtype,
+                           dup_op=None)
+    gb.io.write_mm(path, H)
+    B = gb.io.read_mm(path)
+    assert B.is_hypersparse and B.shape == (n, n) and B.dtype == A.dtype
+    assert B.isequal(H, check_dtype=True)
+    w = gb.Vector.from_coo(up(r) * 2**20, v, size=n, dtype=A.dtype, dup_op="first")
+    gb.io.write_mm(path, w)
+    assert gb.io.read_mm_vector(path).isequal(w, check_dtype=True)
+
+
+def test_positions_beyond_int64_keys():
+    # 8 x 2**62: row * ncols + col overflows int64, so the ids are compacted first
+    A = gb.Matrix.from_coo([0, 7, 7], [2**62 - 1, 5, 2**61], [1, 2, 3], shape=(8, 2**62))
+    assert A.is_hypersparse
+    assert A.to_coo()[1].tolist() == [2**62 - 1, 5, 2**61]
+    x = gb.Vector.from_coo([5, 2**61], [1, 1], size=2**62)
+    y = gb.mxv(A, x)
+    assert y.to_coo()[0].tolist() == [7] and y.to_coo()[1].tolist() == [5]
+
+
+def test_format_module_examples():
+    import doctest
+
+    from gblas.formats import hypersparse
+
+    assert doctest.testmod(hypersparse).failed == 0

@@ -549,17 +549,20 @@ def read_mm(path: str | os.PathLike, *, dtype=None):
     ((2, 3), 2, dtype('float64'))
     """
     from ..core import Matrix
+    from ..planner.choose import choose_storage
 
     call = "read_mm"
     where = Where(call, path)
     d = _read(where)
     values, dt = _result_values(d, dtype, call)
     m, n = d.shape
-    if m * max(n, 1) > INT64_MAX:
+    # hypersparse storage (the planner's rule) costs O(entries) whatever the shape
+    hyper = choose_storage((m, n), len(d.rows))[0] == "hypersparse"
+    if m * max(n, 1) > INT64_MAX and not hyper:
         raise where.error(None, "rows x columns below 2**63 (a Matrix addresses an entry "
                           "by row * columns + column)", f"the shape {m} x {n}")
     need, avail = 8 * (m + 1), _available_bytes() // 2
-    if need > avail:
+    if need > avail and not hyper:
         raise where.error(None, f"a row count whose row pointers (8 bytes a row) fit in "
                           f"the {avail} bytes of memory at hand",
                           f"{m} rows ({need} bytes)", OutOfMemory)

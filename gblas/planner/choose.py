@@ -680,17 +680,23 @@ def is_huge(dim: int, entries: int) -> bool:
 def choose_storage(shape: tuple[int, int], nnz: int) -> tuple[str, str]:
     """The canonical storage of a Matrix: ``"hypersparse"`` (DCSR: only the rows with
     entries, :mod:`gblas.formats.hypersparse`) when its rows are far more than its
-    entries (:func:`is_huge`), else ``"csr"``; with the reason shown by ``gb.explain``.
+    entries (:func:`is_huge`) or its positions overflow int64 keys, else ``"csr"``; with
+    the reason shown by ``gb.explain``.
 
     Examples
     --------
     >>> choose_storage((2**40, 2**40), 10**6)[0], choose_storage((8, 2**31), 3)[0]
     ('hypersparse', 'csr')
+    >>> choose_storage((8, 2**62), 3)[0]
+    'hypersparse'
     """
-    m = int(shape[0])
+    m, n = int(shape[0]), int(shape[1])
     if is_huge(m, nnz):
         return "hypersparse", (f"hypersparse storage: {m:,} rows > {HYPER_RATIO} x "
                                f"({nnz:,} entries + 1), only rows with entries are stored")
+    if m * max(n, 1) >= 2**63:
+        return "hypersparse", (f"hypersparse storage: {m:,} x {n:,} positions overflow "
+                               "int64 keys (row * ncols + col); ids are compacted first")
     return "csr", f"csr storage: {m:,} rows for {nnz:,} entries"
 
 
