@@ -395,6 +395,9 @@ def test_algorithm_options_and_errors(client):
         gb.algorithms.sssp(D, 64)
     with pytest.raises(gb.NoKernel, match="connection"):
         gb.algorithms.connected_components(D, "strong")
+    # a transposed view is the transposed graph, in algorithms and elementwise calls
+    assert_equal(gb.algorithms.bfs(D.T, 3).gather(), gb.algorithms.bfs(A.T, 3))
+    assert_equal(gb.ewise_add(D, D.T, "plus").gather(), gb.ewise_add(A, A.T, "plus"))
     R = gb.Matrix.from_coo([0], [1], shape=(2, 3)).distribute(client, grid=(1, 1))
     with pytest.raises(gb.DimensionMismatch, match="pagerank: argument `A` expected a "
                        "square adjacency matrix"):
@@ -435,3 +438,42 @@ def test_distributed_kronecker_builds_blocks_on_workers(client):
         kronecker(client, 6, grid=(3, 1))
     with pytest.raises(gb.InvalidValue, match="square grid with symmetric=True"):
         kronecker(client, 6, grid=(1, 2), symmetric=True)
+
+
+def test_mxm_matches_single_process(client):
+    A = gb.io.kronecker(5, 4, seed=7, dtype="float64", weights="uniform")
+    B = gb.io.kronecker(5, 4, seed=8, dtype="float64", weights="uniform")
+    M = gb.io.kronecker(5, 4, seed=9, dtype=None)
+    DA, DB, DM = (X.distribute(client, grid=(2, 2)) for X in (A, B, M))
+    assert_equal(gb.mxm(DA, DB, "min_plus").gather(), gb.mxm(A, B, "min_plus"))
+    assert_equal(gb.mxm(DA, DB.T, "plus_times", mask=~DM.S).gather(),
+                 gb.mxm(A, B.T, "plus_times", mask=~M.S), rtol=1e-12)
+    with pytest.raises(gb.DimensionMismatch, match="row cuts equal to A's column cuts"):
+        gb.mxm(DA, B.distribute(client, grid=(1, 2)))
+
+
+@pytest.mark.parametrize("dtype, weights, symmetric", [(None, None, False),
+                                                       ("float64", "uniform", True)])
+def test_gpu_generator_steps_on_the_cpu(monkeypatch, dtype, weights, symmetric):
+    """The GPU generator's steps (chunked draws, key sort, CSR assembly) run with NumPy."""
+    from gblas.distributed import generators as gen
+
+    monkeypatch.setattr(gen, "GPU_CHUNK", 1000)  # several chunks per block
+    blocks = [[gen._gpu_block(i, j, 9, 8, (2, 2), 5, 0.57, 0.19, 0.19, weights,
+                              None if dtype is None else np.dtype(dtype), symmetric, False,
+                              xp=np) for j in range(2)] for i in range(2)]
+    for row in blocks:
+        for B in row:
+            B.csr().check_invariants()
+            assert B.shape == (256, 256)
+    rows, cols = [], []
+    for i in range(2):
+        for j in range(2):
+            r, c, _ = blocks[i][j].to_coo()
+            rows.append(r + 256 * i)
+            cols.append(c + 256 * j)
+    A = gb.Matrix.from_coo(np.concatenate(rows), np.concatenate(cols), shape=(512, 512))
+    local = gb.io.kronecker(9, 8, seed=5, symmetric=symmetric, dtype=None)
+    assert abs(A.nvals - local.nvals) < 0.05 * local.nvals
+    assert A.isequal(A.T) == symmetric or not symmetric
+    assert gb.reduce(gb.select(A, "diag")).item() == 0  # no self loops

@@ -38,9 +38,9 @@ __all__ = ["ALGORITHMS", "bfs", "pagerank", "connected_components", "sssp", "tri
 
 def _square(A, call: str) -> DistMatrix:
     if isinstance(A, DistTransposed):
-        from .operations import transpose
+        from .operations import materialize
 
-        A = transpose(A)
+        A = materialize(A)
     if not isinstance(A, DistMatrix):
         raise bad_arg(InvalidObject, call, "A", "a DistMatrix", type(A).__name__)
     if A.shape[0] != A.shape[1]:

@@ -65,6 +65,9 @@ def kronecker_block(i: int, j: int, scale: int, edge_factor: int, grid: tuple, s
     pr, pc = grid
     n = 1 << scale
     hr, hc = n // pr, n // pc
+    if device == "gpu":
+        return _gpu_block(i, j, scale, edge_factor, grid, seed, a, b, c, weights, dtype,
+                          symmetric, self_loops)
     r, cc, w = _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights)
     if symmetric:  # the mirror block's edges, transposed (drawn from the same seed)
         r2, c2, w2 = _draw(j, i, scale, edge_factor, grid, seed, a, b, c, weights)
@@ -85,30 +88,45 @@ def kronecker_block(i: int, j: int, scale: int, edge_factor: int, grid: tuple, s
     return M if device == "cpu" else M.to(device)
 
 
-def _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights):
+def _count(i, j, scale, edge_factor, grid, seed, a, b, c) -> int:
+    """Edges drawn in block ``(i, j)``: its share of one multinomial draw (the same in
+    every block's task)."""
     pr, pc = grid
-    bi, bj = _bits(pr), _bits(pc)
     P = block_probabilities(scale, grid, a, b, c)
     counts = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 0]))) \
         .multinomial(edge_factor << scale, P.ravel() / P.sum()).reshape(pr, pc)
-    k = int(counts[i, j])
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 1, i, j])))
-    rows = np.zeros(k, dtype=np.uint64)
-    cols = np.zeros(k, dtype=np.uint64)
+    return int(counts[i, j])
+
+
+def _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights, xp=np, k=None, part=0):
+    """Row and column ids (and weights) of block ``(i, j)``'s edges (``k`` of them, the
+    block's count by default; ``part`` numbers a chunk of them), with NumPy or CuPy."""
+    pr, pc = grid
+    bi, bj = _bits(pr), _bits(pc)
+    if k is None:
+        k = _count(i, j, scale, edge_factor, grid, seed, a, b, c)
+    ss = np.random.SeedSequence([seed, 1, i, j, part])
+    if xp is np:
+        rng = np.random.Generator(np.random.PCG64(ss))
+    else:
+        rng = xp.random.RandomState(int(ss.generate_state(1, np.uint64)[0] >> np.uint64(1)))
+        rng.random = rng.random_sample
+    rows = xp.zeros(k, dtype=np.uint64)
+    cols = xp.zeros(k, dtype=np.uint64)
     d = 1.0 - a - b - c
     for lvl in range(scale):
         rb = (i >> (bi - 1 - lvl)) & 1 if lvl < bi else None
         cb = (j >> (bj - 1 - lvl)) & 1 if lvl < bj else None
         if rb is not None and cb is not None:
-            rbit = np.full(k, rb, np.uint64)
-            cbit = np.full(k, cb, np.uint64)
+            rbit = xp.full(k, rb, np.uint64)
+            cbit = xp.full(k, cb, np.uint64)
         elif rb is not None:
             p1 = (b / (a + b)) if rb == 0 else (d / (c + d))
-            rbit = np.full(k, rb, np.uint64)
+            rbit = xp.full(k, rb, np.uint64)
             cbit = (rng.random(k) < p1).astype(np.uint64)
         elif cb is not None:
             p1 = (c / (a + c)) if cb == 0 else (d / (b + d))
-            cbit = np.full(k, cb, np.uint64)
+            cbit = xp.full(k, cb, np.uint64)
             rbit = (rng.random(k) < p1).astype(np.uint64)
         else:
             u = rng.random(k)
@@ -118,6 +136,68 @@ def _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights):
         cols = (cols << np.uint64(1)) | cbit
     w = None if weights is None else 1.0 - rng.random(k)
     return rows, cols, w
+
+
+#: Edges drawn per chunk on a GPU (bounds the temporary memory of the draw).
+GPU_CHUNK = 1 << 27
+
+
+def _gpu_block(i, j, scale, edge_factor, grid, seed, a, b, c, weights, dtype, symmetric,
+               self_loops, xp=None):
+    """Block ``(i, j)`` drawn and assembled on this worker's GPU (CuPy): linear keys drawn
+    in chunks, sorted, duplicates dropped (the first drawn weight kept), CSR built there.
+    ``xp=numpy`` runs the same steps on the CPU (the tests' check of this path)."""
+    if xp is None:
+        import cupy as xp
+    cupy = xp
+    device = "cpu" if xp is np else "gpu"
+
+    from .. import dtypes
+    from ..core.matrix import Matrix
+    from ..formats import CSR
+
+    pr, pc = grid
+    n = 1 << scale
+    hr, hc = n // pr, n // pc
+    keys, vals = [], []
+    for bi_, bj_, mirror in ((i, j, False),) + (((j, i, True),) if symmetric else ()):
+        k = _count(bi_, bj_, scale, edge_factor, grid, seed, a, b, c)
+        for part, lo in enumerate(range(0, k, GPU_CHUNK)):
+            r, cc, w = _draw(bi_, bj_, scale, edge_factor, grid, seed, a, b, c, weights,
+                             xp=cupy, k=min(GPU_CHUNK, k - lo), part=part)
+            if mirror:
+                r, cc = cc, r
+            if not self_loops:
+                keep = r != cc
+                r, cc = r[keep], cc[keep]
+                w = None if w is None else w[keep]
+            keys.append((r - np.uint64(i * hr)) * np.uint64(hc) + (cc - np.uint64(j * hc)))
+            if w is not None:
+                vals.append(w)
+            del r, cc
+    key = cupy.concatenate(keys) if keys else cupy.zeros(0, np.uint64)
+    del keys
+    order = cupy.argsort(key) if vals else None
+    key = key[order] if order is not None else cupy.sort(key)
+    first = cupy.ones(key.size, dtype=bool)
+    if key.size > 1:
+        first[1:] = key[1:] != key[:-1]
+    key = key[first]
+    values = None
+    if vals:
+        values = cupy.concatenate(vals)[order][first].astype(dtype)
+    rows = (key // np.uint64(hc)).astype(np.int64)
+    cols = (key % np.uint64(hc)).astype(dtypes.index_dtype(hc))
+    del key
+    indptr = cupy.searchsorted(rows, cupy.arange(hr + 1, dtype=np.int64)).astype(
+        dtypes.index_dtype(cols.size))
+    if values is not None:
+        dt = np.dtype(dtype)
+        return Matrix(CSR((hr, hc), indptr, cols, values, dt, None, device))
+    if dtype is None or np.dtype(dtype) == np.bool_:
+        return Matrix(CSR((hr, hc), indptr, cols, None, np.dtype(np.bool_), np.True_, device))
+    dt = np.dtype(dtype)
+    return Matrix(CSR((hr, hc), indptr, cols, None, dt, dt.type(1), device))
 
 
 def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int = 0,

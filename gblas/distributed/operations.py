@@ -352,13 +352,19 @@ def transpose(A, *, mask=None, accum=None, out=None, replace=False):
                                {"mask": mask, "accum": accum, "out": out, "replace": replace})
 
 
+def materialize(A):
+    """A DistMatrix holding ``A`` (a ``D.T`` view: its blocks transposed where they are);
+    anything else unchanged."""
+    return transpose(A.parent) if isinstance(A, DistTransposed) else A
+
+
 def _matrix_elementwise(name: str, args: tuple, kwargs: dict):
     if name == "select":
         args, kwargs = _norm_select(args, kwargs)
     kwargs = {k: v for k, v in kwargs.items() if v is not None and v is not False} | (
         {"replace": True} if kwargs.get("replace") else {})
     client, _ = _client_timeout(list(args) + list(kwargs.values()))
-    args = tuple(transpose(a) if isinstance(a, DistTransposed) else a for a in args)
+    args = tuple(materialize(a) for a in args)
     out = kwargs.get("out")
     lay = next((a for a in [out] + list(args) if isinstance(a, DistMatrix)), None)
     shape = lay.shape
@@ -374,8 +380,7 @@ def _matrix_elementwise(name: str, args: tuple, kwargs: dict):
             a = a.materialize()
         if isinstance(a, Matrix):
             return distribute_like(a, lay)
-        if isinstance(a, DistTransposed):
-            a = transpose(a)
+        a = materialize(a)
         check_same_grid(lay.grid, a.grid, name, arg)
         return a
 
@@ -435,7 +440,7 @@ def reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None, repl
 
     call = "reduce"
     if isinstance(u, DistTransposed) and axis is not None:
-        u = transpose(u)
+        u = materialize(u)
     res = gblas.reduce(_proxy(u), monoid, axis=axis, mask=_proxy(mask), accum=accum,
                        out=_proxy(out), replace=replace)
     m = resolve_monoid(monoid, call)

@@ -19,7 +19,7 @@ from ..core.matrix import Matrix, TransposedMatrix
 from ..exceptions import DimensionMismatch, InvalidObject, bad_arg
 from . import exchange
 from .grid import Grid, check_same_grid, same_bounds
-from .matrix import DistMatrix, DistTransposed
+from .matrix import DistMatrix
 
 __all__ = ["mxm", "block_mxm"]
 
@@ -49,11 +49,10 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     must be B's row cuts)."""
     import gblas as gb
 
-    from .operations import _proxy, transpose
+    from .operations import _proxy, materialize
 
     call = "mxm"
-    A = transpose(A) if isinstance(A, DistTransposed) else A
-    B = transpose(B) if isinstance(B, DistTransposed) else B
+    A, B = materialize(A), materialize(B)
     for arg, M in (("A", A), ("B", B)):
         if not isinstance(M, DistMatrix):
             what = type(M).__name__
