@@ -1,0 +1,215 @@
+"""gblas.distributed tier 2 (NCCL) on GPU workers: PageRank and BFS on Kronecker graphs on
+1 and 2 (or 4) GPUs, each iteration's compute and exchange time, and the bytes exchanged
+against the 2D model.
+
+Self-contained for a GPU machine without Dask's CUDA helpers: it starts a Dask cluster by
+hand (a scheduler and one worker process per GPU, ``CUDA_VISIBLE_DEVICES`` set per worker),
+generates each graph on the workers' GPUs (:mod:`gblas.distributed.generators`, nothing
+passes through the client) and runs the NCCL tier (:mod:`gblas.distributed.nccl`) with
+one rank per GPU: on 1 GPU the same code with one rank (no exchange) is the anchor.
+
+Usage (from the repository root)::
+
+    PYTHONPATH=$PWD:/path/to/dask-wheels-target python3 benchmarks/bench_gpu_distributed.py \\
+        --scales 24 25 26 --gpus 1 2 --out dist.md [--big 28]
+
+Figures: per-iteration median of PageRank's iterations 3..20 (compute = the block's
+partial product and the vector step; exchange = the NCCL calls, synchronized), BFS's total
+and per-level times from vertex 0 (the largest degree of a Kronecker graph without
+relabelling), speedups against 1 GPU at the same scale, weak scaling (scale s on 1 GPU
+against s+1 on 2 GPUs), and the bytes each rank sent per PageRank iteration against the
+2D model (``(n/pc + n/pr)`` words of 8 bytes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+
+import numpy as np
+
+
+def _cluster(ngpus: int):
+    """A scheduler and ``ngpus`` worker processes, one GPU each."""
+    from distributed import Client, Nanny, Scheduler, SpecCluster
+
+    workers = {f"gpu{k}": {"cls": Nanny, "options": {
+        "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(k)}, "memory_limit": 0}}
+        for k in range(ngpus)}
+    cluster = SpecCluster(scheduler={"cls": Scheduler, "options": {"dashboard_address": None}},
+                          workers=workers, silence_logs=40)
+    client = Client(cluster)
+    client.wait_for_workers(ngpus, timeout=120)
+    return cluster, client
+
+
+def _gpu_name() -> str:
+    try:
+        import cupy
+
+        p = cupy.cuda.runtime.getDeviceProperties(0)
+        name = p["name"].decode() if isinstance(p["name"], bytes) else p["name"]
+        return f"{name}, {p['totalGlobalMem'] / 2**30:.0f} GiB"
+    except Exception as e:  # noqa: BLE001
+        return f"unknown ({type(e).__name__})"
+
+
+def _graph(client, scale: int, ngpus: int, dtype=None, weights=None):
+    from gblas.distributed.generators import kronecker
+
+    t0 = time.perf_counter()
+    D = kronecker(client, scale, 16, grid=(1, ngpus), seed=1, dtype=dtype, weights=weights,
+                  device="gpu", timeout=1800)
+    nvals = D.nvals  # waits for the blocks
+    return D, nvals, time.perf_counter() - t0
+
+
+def _pagerank(D, iters: int):
+    from gblas.distributed.nccl import run_pagerank
+
+    run_pagerank(D, max_iter=2, tol=1e-30)  # warm-up: transposed blocks, kernels, NCCL
+    t0 = time.perf_counter()
+    ranks, st = run_pagerank(D, max_iter=iters, tol=1e-30)
+    wall = time.perf_counter() - t0
+    comp, exch = st["compute_s"][2:], st["exchange_s"][2:]
+    return ranks, {"compute": statistics.median(comp), "exchange": statistics.median(exch),
+                   "iteration": statistics.median([a + b for a, b in zip(comp, exch)]),
+                   "wall": wall, "stats": st}
+
+
+def _bfs(D):
+    from gblas.distributed.nccl import run_bfs
+
+    run_bfs(D, 0)
+    t0 = time.perf_counter()
+    levels, st = run_bfs(D, 0)
+    wall = time.perf_counter() - t0
+    return levels, {"wall": wall, "levels": st["iterations"],
+                    "compute": sum(st["compute_s"]), "exchange": sum(st["exchange_s"]),
+                    "stats": st}
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--scales", type=int, nargs="+", default=[24, 25, 26])
+    ap.add_argument("--gpus", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--iters", type=int, default=20)
+    ap.add_argument("--big", type=int, default=0,
+                    help="also run PageRank end to end at this scale (float64 weights) on "
+                         "the largest GPU count")
+    ap.add_argument("--out", default="dist_gpu.md")
+    args = ap.parse_args(argv)
+
+    import cupy
+
+    have = cupy.cuda.runtime.getDeviceCount()
+    gpus = [g for g in args.gpus if g <= have]
+    lines = ["# gblas.distributed tier 2 (NCCL) on GPUs", "",
+             f"`{' '.join(['bench_gpu_distributed.py'] + (argv or sys.argv[1:]))}`; "
+             f"{time.strftime('%Y-%m-%d %H:%M')}", "",
+             f"- GPUs: {have} x {_gpu_name()}", f"- python {sys.version.split()[0]}, "
+             f"cupy {cupy.__version__}, NCCL {cupy.cuda.nccl.get_version()}", ""]
+    pr, bfs, checks = {}, {}, []
+    for g in gpus:
+        cluster, client = _cluster(g)
+        try:
+            for s in args.scales:
+                try:
+                    D, nnz, gen_s = _graph(client, s, g)
+                    r, pr[g, s] = _pagerank(D, args.iters)
+                    lv, bfs[g, s] = _bfs(D)
+                    pr[g, s].update(nnz=nnz, gen=gen_s)
+                    if g != gpus[0] and (gpus[0], s) in pr:
+                        ref = pr[gpus[0], s].get("ranks")
+                        lref = bfs[gpus[0], s].get("lv")
+                        checks.append(f"scale {s}: {g} GPUs vs {gpus[0]}: PageRank max |diff| "
+                                      f"{np.abs(r - ref).max():.2e}, BFS levels "
+                                      f"{'equal' if np.array_equal(lv, lref) else 'DIFFER'}")
+                    pr[g, s]["ranks"], bfs[g, s]["lv"] = r, lv
+                    del D
+                except Exception as e:  # noqa: BLE001 - report and go on
+                    pr[g, s] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+                    bfs[g, s] = {"error": pr[g, s]["error"]}
+                client.run(_free_gpu)
+            if args.big and g == gpus[-1]:
+                lines += _big(client, args.big, g)
+        finally:
+            client.close()
+            cluster.close()
+    lines += _tables(pr, bfs, gpus, args.scales)
+    lines += ["", "## Checks", ""] + [f"- {c}" for c in checks]
+    text = "\n".join(lines) + "\n"
+    with open(args.out, "w") as f:
+        f.write(text)
+    print(text)
+
+
+def _free_gpu():
+    import gc
+
+    import cupy
+
+    gc.collect()
+    cupy.get_default_memory_pool().free_all_blocks()
+
+
+def _big(client, scale: int, g: int) -> list:
+    out = ["", f"## Kronecker {scale}, float64 weights, PageRank end to end on {g} GPUs", ""]
+    try:
+        t0 = time.perf_counter()
+        D, nnz, gen_s = _graph(client, scale, g, dtype="float64", weights="uniform")
+        _, res = _pagerank(D, 20)
+        out.append(f"- {nnz:,} entries generated on the workers in {gen_s:.1f} s; PageRank "
+                   f"{res['stats']['iterations']} iterations, {res['iteration'] * 1e3:.1f} "
+                   f"ms per iteration (compute {res['compute'] * 1e3:.1f}, exchange "
+                   f"{res['exchange'] * 1e3:.1f}); total {time.perf_counter() - t0:.1f} s")
+    except Exception as e:  # noqa: BLE001
+        out.append(f"- did not complete: {type(e).__name__}: {str(e)[:300]}")
+    return out
+
+
+def _tables(pr, bfs, gpus, scales) -> list:
+    out = ["## PageRank per iteration (median of iterations 3..20)", "",
+           "| scale | GPUs | entries | iteration | compute | exchange | speedup vs "
+           f"{gpus[0]} GPU | bytes sent per rank and iteration | 2D model bytes |",
+           "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in scales:
+        for g in gpus:
+            p = pr.get((g, s), {})
+            if "error" in p or not p:
+                out.append(f"| {s} | {g} | - | {p.get('error', 'not run')} | | | | | |")
+                continue
+            st = p["stats"]
+            base = pr.get((gpus[0], s), {}).get("iteration")
+            sp = f"{base / p['iteration']:.2f}x" if base else "-"
+            per_it = 8 * st["nccl_words_per_rank"]
+            out.append(f"| {s} | {g} | {p['nnz']:,} | {p['iteration'] * 1e3:.2f} ms | "
+                       f"{p['compute'] * 1e3:.2f} ms | {p['exchange'] * 1e3:.2f} ms | {sp} | "
+                       f"{per_it:,} | {8 * st['model_words']:,} |")
+    out += ["", "## Weak scaling (PageRank iteration; within 1.5x of 1 GPU is the target)", "",
+            "| 1 GPU | time | 2 GPUs | time | ratio |", "|---|---:|---|---:|---:|"]
+    for s in scales:
+        a, b = pr.get((1, s), {}), pr.get((2, s + 1), {})
+        if "iteration" in a and "iteration" in b:
+            out.append(f"| Kronecker {s} | {a['iteration'] * 1e3:.2f} ms | Kronecker {s + 1} | "
+                       f"{b['iteration'] * 1e3:.2f} ms | {b['iteration'] / a['iteration']:.2f} |")
+    out += ["", "## BFS from vertex 0 (levels only)", "",
+            "| scale | GPUs | levels | total | compute | exchange | speedup |",
+            "|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in scales:
+        for g in gpus:
+            q = bfs.get((g, s), {})
+            if "wall" not in q:
+                out.append(f"| {s} | {g} | {q.get('error', 'not run')} | | | | |")
+                continue
+            base = bfs.get((gpus[0], s), {}).get("wall")
+            sp = f"{base / q['wall']:.2f}x" if base else "-"
+            out.append(f"| {s} | {g} | {q['levels']} | {q['wall'] * 1e3:.1f} ms | "
+                       f"{q['compute'] * 1e3:.1f} ms | {q['exchange'] * 1e3:.1f} ms | {sp} |")
+    return out
+
+
+if __name__ == "__main__":
+    main()
