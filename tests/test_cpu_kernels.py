@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 import pytest
 
+from gblas.backends.cpu import blocks as cpu_blocks
 from gblas.backends.cpu import elementwise as ew
 from gblas.backends.cpu import mxm as cpu_mxm
 from gblas.backends.cpu import mxv as cpu_mxv
@@ -288,11 +289,10 @@ def test_nan_products_stay(rng):
 @pytest.fixture
 def force_parallel(monkeypatch):
     """Run the parallel paths on small inputs, with more blocks than threads."""
-    monkeypatch.setattr(cpu_mxv, "PULL_PARALLEL_COST", 0)
+    monkeypatch.setattr(cpu_blocks, "PULL_PARALLEL_COST", 0)
+    monkeypatch.setattr(cpu_blocks, "num_threads", lambda: 3)
     monkeypatch.setattr(cpu_mxv, "PUSH_PARALLEL_WORK", 0)
     monkeypatch.setattr(cpu_mxv, "num_threads", lambda: 3)
-    monkeypatch.setattr(cpu_mxm, "PULL_PARALLEL_COST", 0)
-    monkeypatch.setattr(cpu_mxm, "num_threads", lambda: 3)
 
 
 @pytest.mark.parametrize("name,dt", [("min_plus", "uint8")])

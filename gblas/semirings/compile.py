@@ -1,6 +1,6 @@
 """Turn an operator's Python function into device code.
 
-* :func:`numba_unary` / :func:`numba_binary` — Numba ``njit`` scalar functions for one
+* :func:`numba_operator` — a Numba ``njit`` scalar function for one
   dtype, casting the result to the operator's output dtype after each application.  A
   user operator is compiled at its first use with a dtype (:func:`check_compiles`), so
   that a function Numba cannot compile fails there with a
@@ -134,43 +134,34 @@ def check_compiles(f, func, nargs: int, in_dt: np.dtype, who: str) -> None:
     )
 
 
-def numba_unary(func, in_dt: np.dtype, out_dt: np.dtype, who: str | None = None):
-    """Compile ``func(x)`` for inputs of ``in_dt`` returning ``out_dt``.
+def numba_operator(func, nargs: int, in_dt: np.dtype, out_dt: np.dtype,
+                   who: str | None = None):
+    """Compile ``func`` of ``nargs`` (1 or 2) operands of ``in_dt`` returning ``out_dt``.
 
+    The operands are cast to ``in_dt`` and the result to ``out_dt`` around every call.
     With ``who`` (the call and the operator, for messages) ``func`` is compiled at once
     and a failure raises :class:`~gblas.exceptions.CompileError`; otherwise it compiles
     lazily with the first kernel that uses it.
+
+    Examples
+    --------
+    >>> f = numba_operator(lambda a, b: a + b, 2, np.dtype("int8"), np.dtype("int8"))
+    >>> int(f(np.int8(100), np.int8(100)))
+    -56
     """
     numba = _numba()
-    py = plain_function(func, 1)
+    py = plain_function(func, nargs)
     f = numba.njit(py, error_model="numpy")
     if who is not None:
-        check_compiles(f, py, 1, in_dt, who)
+        check_compiles(f, py, nargs, in_dt, who)
     to_in = numba.from_dtype(np.dtype(in_dt))
     to_out = numba.from_dtype(np.dtype(out_dt))
-
-    def g(x):
-        return to_out(f(to_in(x)))
-
-    return numba.njit(g, inline="always", error_model="numpy")
-
-
-def numba_binary(func, in_dt: np.dtype, out_dt: np.dtype, who: str | None = None):
-    """Compile ``func(a, b)`` for operands of ``in_dt`` returning ``out_dt``.
-
-    ``who`` as in :func:`numba_unary`.
-    """
-    numba = _numba()
-    py = plain_function(func, 2)
-    f = numba.njit(py, error_model="numpy")
-    if who is not None:
-        check_compiles(f, py, 2, in_dt, who)
-    to_in = numba.from_dtype(np.dtype(in_dt))
-    to_out = numba.from_dtype(np.dtype(out_dt))
-
-    def g(a, b):
-        return to_out(f(to_in(a), to_in(b)))
-
+    if nargs == 1:
+        def g(x):
+            return to_out(f(to_in(x)))
+    else:
+        def g(a, b):
+            return to_out(f(to_in(a), to_in(b)))
     return numba.njit(g, inline="always", error_model="numpy")
 
 

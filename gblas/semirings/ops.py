@@ -19,7 +19,7 @@ import inspect
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -90,32 +90,39 @@ def _who(op) -> str | None:
     return f"{call}: {kind} {op.name!r}" if call else f"{kind} {op.name!r}"
 
 
+_OPERANDS = {1: ("x",), 2: ("a", "b")}
+
+
 @dataclass(eq=False)
-class UnaryOp:
-    """A unary operator ``f(x)``.
+class Operator:
+    """What a unary and a binary operator share: a Python scalar function of
+    :attr:`nargs` operands, compiled per dtype, with its CUDA C expression.
 
     Parameters
     ----------
     name : str
         Name used in error messages, plans and the registry.
     func : callable
-        Python scalar function of one argument (a ``def`` or ``lambda``, a
-        ``numba.njit`` function, or a NumPy ufunc of one input such as ``np.sqrt``);
-        must be Numba-compilable for the CPU.  Checked here for its number of
-        arguments; compiled at its first use with each dtype, where a function Numba
-        cannot compile raises :class:`~gblas.exceptions.CompileError`.
+        Python scalar function (a ``def`` or ``lambda``, a ``numba.njit`` function, or a
+        NumPy ufunc with :attr:`nargs` inputs such as ``np.sqrt`` or ``np.add``); must be
+        Numba-compilable for the CPU.  Checked here for its number of arguments;
+        compiled at its first use with each dtype, where a function Numba cannot
+        compile raises :class:`~gblas.exceptions.CompileError`.
     cuda : str, optional
-        CUDA C expression in ``x``; derived from ``func`` when omitted.
+        CUDA C expression in the operands (``x``; ``a`` and ``b``); derived from
+        ``func`` when omitted.
     output : {"same", "bool"}
-        Output dtype rule.
+        Output dtype rule: the (unified) input dtype, or bool.
 
     Examples
     --------
     >>> import gblas as gb
-    >>> neg = gb.UnaryOp("neg", lambda x: -x)
-    >>> neg.name
-    'neg'
+    >>> isinstance(gb.binary.plus, Operator), gb.unary.ainv.nargs
+    (True, 1)
     """
+
+    #: Operands of ``func``.
+    nargs: ClassVar[int] = 1
 
     name: str
     func: Callable
@@ -123,24 +130,29 @@ class UnaryOp:
     output: str = SAME
     code: str | None = None
     float_only: bool = False
-    _cache: dict = field(default_factory=dict, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False, kw_only=True)
 
     def __post_init__(self) -> None:
-        _check_common(self, 1, "UnaryOp")
+        _check_common(self, self.nargs, type(self).__name__)
 
     def note_call(self, call: str) -> None:
         """Remember the call using the operator (named by a compile error)."""
         self._cache["call"] = call
 
     def output_dtype(self, dt: np.dtype) -> np.dtype:
+        """The dtype of the result for inputs of ``dt``."""
         return dtypes.BOOL if self.output == BOOL else np.dtype(dt)
 
     def check_dtype(self, dt: np.dtype, call: str, arg: str = "op") -> None:
+        """Raise :class:`~gblas.exceptions.DomainMismatch` when a float-only operator
+        meets inputs of another dtype."""
         self.note_call(call)
         if self.float_only and np.dtype(dt).kind != "f":
+            what = "values" if self.nargs == 1 else "operands"
             raise bad_arg(
-                DomainMismatch, call, arg, f"float values for operator {self.name!r}",
-                np.dtype(dt).name, "Cast the operand to float64 first.",
+                DomainMismatch, call, arg, f"float {what} for operator {self.name!r}",
+                np.dtype(dt).name,
+                f"Cast the operand{'s' if self.nargs > 1 else ''} to float64 first.",
             )
 
     def numba(self, dt: np.dtype):
@@ -151,43 +163,47 @@ class UnaryOp:
         CompileError
             A user operator's function cannot be compiled for ``dt``.
         """
-        from .compile import numba_unary
+        from .compile import numba_operator
 
         key = np.dtype(dt)
         if key not in self._cache:
-            self._cache[key] = numba_unary(self.func, key, self.output_dtype(key), _who(self))
+            self._cache[key] = numba_operator(self.func, self.nargs, key,
+                                              self.output_dtype(key), _who(self))
         return self._cache[key]
 
     def cuda_expr(self) -> str:
-        """The CUDA C expression in ``x`` (translated once from ``func`` when not given)."""
+        """The CUDA C expression in the operands (translated once from ``func`` when not
+        given)."""
         if self.cuda is None:
             from .compile import cuda_expression
 
-            self.cuda = cuda_expression(self.func, ("x",))
+            self.cuda = cuda_expression(self.func, _OPERANDS[self.nargs])
         return self.cuda
+
+
+@dataclass(eq=False, repr=False)
+class UnaryOp(Operator):
+    """A unary operator ``f(x)`` (the parameters of :class:`Operator`).
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> neg = gb.UnaryOp("neg", lambda x: -x)
+    >>> neg.name, neg.output_dtype(np.dtype("int8"))
+    ('neg', dtype('int8'))
+    """
+
+    nargs: ClassVar[int] = 1
 
     def __repr__(self) -> str:
         return f"UnaryOp({self.name!r})"
 
 
-@dataclass(eq=False)
-class BinaryOp:
-    """A binary operator ``f(a, b)``.
-
-    Parameters
-    ----------
-    name : str
-        Name used in error messages, plans and the registry.
-    func : callable
-        Python scalar function of two arguments (a ``def`` or ``lambda``, a
-        ``numba.njit`` function, or a NumPy ufunc of two inputs such as ``np.add``);
-        must be Numba-compilable for the CPU.  Checked here for its number of
-        arguments; compiled at its first use with each dtype, where a function Numba
-        cannot compile raises :class:`~gblas.exceptions.CompileError`.
-    cuda : str, optional
-        CUDA C expression in ``a`` and ``b``; derived from ``func`` when omitted.
-    output : {"same", "bool"}
-        Output dtype rule: the unified input dtype, or bool.
+@dataclass(eq=False, repr=False)
+class BinaryOp(Operator):
+    """A binary operator ``f(a, b)`` (the parameters of :class:`Operator`, and
+    ``commutative``: ``f(a, b) == f(b, a)``, so that :meth:`flipped` is the operator
+    itself).
 
     Examples
     --------
@@ -197,55 +213,9 @@ class BinaryOp:
     1.0
     """
 
-    name: str
-    func: Callable
-    cuda: str | None = None
-    output: str = SAME
-    code: str | None = None
-    float_only: bool = False
+    nargs: ClassVar[int] = 2
+
     commutative: bool = False
-    _cache: dict = field(default_factory=dict, repr=False)
-
-    def __post_init__(self) -> None:
-        _check_common(self, 2, "BinaryOp")
-
-    def note_call(self, call: str) -> None:
-        """Remember the call using the operator (named by a compile error)."""
-        self._cache["call"] = call
-
-    def output_dtype(self, dt: np.dtype) -> np.dtype:
-        return dtypes.BOOL if self.output == BOOL else np.dtype(dt)
-
-    def check_dtype(self, dt: np.dtype, call: str, arg: str = "op") -> None:
-        self.note_call(call)
-        if self.float_only and np.dtype(dt).kind != "f":
-            raise bad_arg(
-                DomainMismatch, call, arg, f"float operands for operator {self.name!r}",
-                np.dtype(dt).name, "Cast the operands to float64 first.",
-            )
-
-    def numba(self, dt: np.dtype):
-        """The Numba-compiled ``f(a, b)`` for operands of dtype ``dt`` (cached).
-
-        Raises
-        ------
-        CompileError
-            A user operator's function cannot be compiled for ``dt``.
-        """
-        from .compile import numba_binary
-
-        key = np.dtype(dt)
-        if key not in self._cache:
-            self._cache[key] = numba_binary(self.func, key, self.output_dtype(key), _who(self))
-        return self._cache[key]
-
-    def cuda_expr(self) -> str:
-        """The CUDA C expression in ``a``, ``b`` (translated once from ``func`` when not given)."""
-        if self.cuda is None:
-            from .compile import cuda_expression
-
-            self.cuda = cuda_expression(self.func, ("a", "b"))
-        return self.cuda
 
     def flipped(self) -> BinaryOp:
         """The operator with its operands swapped: ``g(a, b) = f(b, a)`` (cached)."""

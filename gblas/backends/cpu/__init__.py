@@ -1,25 +1,31 @@
 """CPU kernels (Numba): importing this package registers them with the kernel registry.
 
+Shared machinery: :mod:`.operands` (arrays as the kernels read them), :mod:`.blocks` (work
+split between threads), :mod:`.folds` (the semiring folds of every format's kernels).
 Modules, one per operation family: :mod:`.mxv` (pull SpMV, push SpMSpV), :mod:`.mxm`
 (Gustavson saxpy and masked dot SpGEMM), :mod:`.elementwise` (unary / binary maps), and
-the cache-aware formats built on :mod:`.mxv`'s helpers: :mod:`.segmented` (grouped rows:
+the cache-aware formats: :mod:`.segmented` (grouped rows:
 segmented CSR), :mod:`.heavy_light` (heavy/light 2D tiles) and :mod:`.shards`
 (replicated shards, edge-balanced parts); :mod:`.merge` (linear-time union and
 intersection of sorted patterns), :mod:`.paths` (heap Dijkstra per source), and whole
 algorithms in compiled code: :mod:`.traversal` (BFS levels, push or pull per level),
-:mod:`.components` (union-find, Tarjan) and :mod:`.communities` (label propagation).  A
+:mod:`.components` (union-find, Tarjan), :mod:`.communities` (label propagation) and
+:mod:`.triangles` (triangle count over degree-oriented edges).  A
 new kernel module joins the import line and the list of names below.
 """
 
 from . import (
     arrays,
+    blocks,
     communities,
     components,
     elementwise,
+    folds,
     heavy_light,
     merge,
     mxm,
     mxv,
+    operands,
     paths,
     segmented,
     shards,
@@ -28,5 +34,6 @@ from . import (
     vector_kernels,
 )
 
-__all__ = ["arrays", "communities", "components", "elementwise", "heavy_light", "merge",
-           "mxm", "mxv", "paths", "segmented", "shards", "traversal", "triangles", "vector_kernels"]
+__all__ = ["arrays", "blocks", "communities", "components", "elementwise", "folds",
+           "heavy_light", "merge", "mxm", "mxv", "operands", "paths", "segmented", "shards",
+           "traversal", "triangles", "vector_kernels"]

@@ -1,11 +1,10 @@
 """CPU array selection kernels: ``where`` and ``compress`` as Numba loops.
 
 NumPy's ``where(cond, a, b)``, ``copyto(..., where=)`` and boolean indexing ``a[cond]``
-branch on every element: on an unpredictable mask of 2^18 float64 they take ~1 ms and
-~1.4 ms (NumPy 2.4).  ``compress`` below advances its output position by the condition
-(no branch); ``where`` and ``assign_where`` blend the bits of unsigned views of the
-values (a Numba loop with ``a if c else b`` still compiles to a branch there: ~4 ns per
-element of 2^20 against ~1 ns for the blend).  The vector
+branch on every element, which an unpredictable mask makes slow.  ``compress`` below
+advances its output position by the condition (no branch); ``where`` and
+``assign_where`` blend the bits of unsigned views of the values (a Numba loop with
+``a if c else b`` still compiles to a branch).  The vector
 write-back, the elementwise operations and the float ``min`` / ``max`` / ``abs`` maps sit
 on these calls.  Registered as ``("where", "array", "cpu")``, ``("compress", "array",
 "cpu")`` and ``("assign_where", "array", "cpu")`` (``dst[cond] = src[cond]`` in place, the
@@ -47,8 +46,8 @@ _UNSIGNED = {k: (np.dtype(f"u{k}"), np.array([0, np.iinfo(f"u{k}").max], f"u{k}"
 
 
 def _blend(cond, a, b, out) -> None:
-    """``out = a if cond else b`` elementwise, as bit operations on unsigned views: a
-    branch on an unpredictable condition costs ~4 ns per element, the blend ~1 ns.
+    """``out = a if cond else b`` elementwise, as bit operations on unsigned views (no
+    branch on an unpredictable condition).
     ``a``, ``b`` and ``out`` are contiguous arrays of one dtype (``out`` may be ``b``)."""
     udt, masks = _UNSIGNED[out.dtype.itemsize]
     (_blend_par if out.shape[0] >= PARALLEL_SIZE else _blend_seq)(

@@ -1,27 +1,19 @@
 """CPU (Numba) build passes of the formats: transpose, column counts, column segments.
 
-Every pass here is linear in the entries and runs on all threads, with no sort:
+Every pass is linear in the entries, runs on all threads (:func:`.blocks.row_blocks`)
+and sorts nothing:
 
-* :func:`transpose` -- the CSR of ``A^T`` by a two-pass counting scatter.  The rows are cut
-  into one block per thread; the first pass counts every column's entries per block, a
-  parallel prefix sum over the columns (block by block within a column) turns the counts
-  into each block's first output position per column, and the second pass scatters the
-  entries (row id and value) there.  Rows are visited in increasing order and the blocks'
-  positions within a column follow the block order, so every output row (a column of
-  ``A``) comes out sorted, as a stable sort by column would leave it.
+* :func:`transpose` -- the CSR of ``A^T`` by a two-pass counting scatter: per-block
+  column counts, a parallel prefix sum giving each block's first output position per
+  column, a scatter of the entries there.  Rows are visited in order and blocks keep their
+  order within a column, so every output row comes out sorted (a stable sort by column).
 * :func:`column_counts` -- entries per column, one count table per thread.
 * :func:`segment_groups` -- the grouped layout of a segmented CSR (Cagra's CSR
-  segmenting: a column segment's entries, row by row, with a local-to-global row map) in
-  one count pass and one fill pass that also relabels the columns by a two-run ordering
-  (frequency clustering) and moves the values, so that neither the relabelled CSR nor a
-  permutation array (``take``) is ever materialized.
+  segmenting) in one count pass and one fill pass that also relabels the columns by a
+  two-run ordering (frequency clustering) and moves the values, so that neither the
+  relabelled CSR nor a permutation array is ever materialized.
 
-The passes move each entry's index and value once per pass; the scatter of the fill
-passes writes one cache line per entry when the destination does not stay in the cache
-(the columns' write positions are spread over the whole output).
-
-Kernels take raw arrays; index arrays are read through unsigned views (Numba guards
-signed indices against negative wrap-around on every access).
+Kernels take raw arrays; index arrays are read through unsigned views.
 
 Examples
 --------
@@ -38,55 +30,13 @@ import numpy as np
 from numba import prange
 
 from ... import dtypes
+from .blocks import row_blocks
 from .jitcache import jit
-from .mxv import balanced_row_bounds, uindex
+from .operands import uindex
 
-__all__ = ["column_counts", "row_blocks", "segment_groups", "transpose"]
+__all__ = ["column_counts", "segment_groups", "transpose"]
 
 _U1 = np.uint64(1)
-
-#: Below this many entries + rows a pass runs as one block (thread start-up dominates).
-PARALLEL_MIN = 1 << 16
-
-
-# ------------------------------------------------------------------------- blocks
-
-
-def row_blocks(indptr: np.ndarray, threads: int, table_cols: int = 0,
-               nnz: int | None = None) -> np.ndarray:
-    """Row boundaries of blocks of about equal cost ``entries + rows``, one per thread.
-
-    Parameters
-    ----------
-    indptr : ndarray
-        CSR row pointers.
-    threads : int
-        Blocks wanted (at most).
-    table_cols : int, default 0
-        Columns of a per-block table the pass keeps (a count per column): the blocks are
-        limited so that the tables hold at most about one entry per input entry (and at
-        least 4M counts), which bounds the extra memory by the input's indices.
-    nnz : int, optional
-        Entries (``indptr[-1]``).
-
-    Returns
-    -------
-    ndarray of int64
-        ``blocks + 1`` boundaries.
-
-    Examples
-    --------
-    >>> row_blocks(np.array([0, 1, 2, 3, 4]), 1).tolist()
-    [0, 4]
-    """
-    m = int(indptr.size) - 1
-    nnz = int(indptr[-1]) if nnz is None else int(nnz)
-    parts = max(1, int(threads))
-    if table_cols > 0:
-        parts = min(parts, max(1, max(nnz, 1 << 22) // table_cols))
-    if parts <= 1 or m <= 1 or nnz + m < PARALLEL_MIN:
-        return np.array([0, max(m, 0)], dtype=np.int64)
-    return balanced_row_bounds(uindex(indptr), np.int64(parts))
 
 
 def _threads() -> int:
@@ -389,6 +339,17 @@ def _segment_count(bounds, indptr, indices, seg, row_cnt, nnz_cnt):
                 ec[g] += _U1
 
 
+@jit(inline="always")
+def _open_row(g, i, last, rcur, ecur, rowmap, lptr):
+    """Start local row ``i`` of segment ``g`` unless it is open already."""
+    if last[g] != i:
+        last[g] = i
+        r = rcur[g]
+        rcur[g] = r + _U1
+        rowmap[r] = i
+        lptr[r] = ecur[g]
+
+
 @jit(parallel=True)
 def _segment_fill(bounds, indptr, indices, tab, has_perm, split, mixed, width, values,
                   has_values, maxlen, row_cur, nnz_cur, lptr, rowmap, out_idx, out_val):
@@ -416,12 +377,7 @@ def _segment_fill(bounds, indptr, indices, tab, has_perm, split, mixed, width, v
                     held_k[nheld] = k
                     nheld += 1
                     continue
-                if last[g] != i:
-                    last[g] = i
-                    r = rcur[g]
-                    rcur[g] = r + _U1
-                    rowmap[r] = i
-                    lptr[r] = ecur[g]
+                _open_row(g, i, last, rcur, ecur, rowmap, lptr)
                 p = ecur[g]
                 ecur[g] = p + _U1
                 out_idx[p] = j
@@ -429,12 +385,7 @@ def _segment_fill(bounds, indptr, indices, tab, has_perm, split, mixed, width, v
                     out_val[p] = values[k]
             if nheld:
                 g = mixed
-                if last[g] != i:
-                    last[g] = i
-                    r = rcur[g]
-                    rcur[g] = r + _U1
-                    rowmap[r] = i
-                    lptr[r] = ecur[g]
+                _open_row(g, i, last, rcur, ecur, rowmap, lptr)
                 p = ecur[g]
                 for t in range(nheld):
                     out_idx[p] = held_j[t]

@@ -25,7 +25,7 @@ import numpy as np
 
 from ..registry import register
 from .jitcache import jit
-from .mxv import uindex
+from .operands import uindex
 
 __all__ = ["coloring", "propagate"]
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..registry import register
 from .jitcache import jit
-from .mxv import uindex
+from .operands import uindex
 
 __all__ = ["core_numbers", "strong_components", "weak_components"]
 
@@ -54,6 +54,15 @@ def _union_find(ptr, idx, labels):
         labels[i] = labels[labels[i]]  # roots come first: a root's label is final
 
 
+@jit(inline="always")
+def _open(v, counter, sp, index, low, stack, on_stack):
+    """Tarjan's visit of ``v``: its index and low link ``counter``, pushed at ``sp``."""
+    index[v] = counter
+    low[v] = counter
+    stack[sp] = v
+    on_stack[v] = True
+
+
 @jit()
 def _tarjan(ptr, idx, labels):
     n = labels.size
@@ -68,12 +77,9 @@ def _tarjan(ptr, idx, labels):
     for s in range(n):
         if index[s] >= 0:
             continue
-        index[s] = counter
-        low[s] = counter
+        _open(s, counter, sp, index, low, stack, on_stack)
         counter += 1
-        stack[sp] = s
         sp += 1
-        on_stack[s] = True
         call_v[0] = s
         call_p[0] = np.int64(ptr[s])
         depth = 1
@@ -84,12 +90,9 @@ def _tarjan(ptr, idx, labels):
                 call_p[depth - 1] = p + 1
                 w = np.int64(idx[p])
                 if index[w] < 0:
-                    index[w] = counter
-                    low[w] = counter
+                    _open(w, counter, sp, index, low, stack, on_stack)
                     counter += 1
-                    stack[sp] = w
                     sp += 1
-                    on_stack[w] = True
                     call_v[depth] = w
                     call_p[depth] = np.int64(ptr[w])
                     depth += 1
@@ -141,13 +144,14 @@ def weak_components(A: Any) -> np.ndarray:
 
 @register("components", "csr", "cpu", "strong")
 def strong_components(A: Any) -> np.ndarray:
-    """Strongly connected components of ``A`` (a CSR), labelled by their smallest vertex.
+    """Strongly connected components of ``A`` (a CSR) by Tarjan's algorithm, each labelled
+    by its smallest vertex.
 
     Examples
     --------
     >>> from gblas.formats import CSR
-    >>> import scipy.sparse as sp
-    >>> A = CSR.from_scipy(sp.csr_array(([1, 1, 1], ([0, 1, 2], [1, 0, 1])), shape=(3, 3)))
+    >>> A = CSR.from_coo(np.array([0, 1, 2]), np.array([1, 0, 1]), None, (3, 3),
+    ...                  iso_value=True)                  # 0 <-> 1 <- 2
     >>> strong_components(A).tolist()
     [0, 0, 2]
     """

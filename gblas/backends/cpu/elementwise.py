@@ -14,7 +14,7 @@ Exactness notes for the ufunc table:
 * integer arithmetic wraps in NumPy as in the definition's cast back to the dtype;
 * ``min`` / ``max`` on floats run the Numba loop of the definition (``a`` when ``a < b``
   or ``b`` is NaN, else ``b``): NumPy's ``fmin`` / ``fmax`` return either zero for
-  ``(-0.0, 0.0)`` depending on the code path (measured with NumPy 2.4), and a ``where``
+  ``(-0.0, 0.0)`` depending on the code path, and a ``where``
   over condition arrays costs three passes and NumPy's branchy select; on integers and
   bool they are ``minimum`` / ``maximum``;
 * ``abs`` on floats runs the loop of ``x if x >= 0 else -x``: ``abs(-0.0)`` stays ``-0.0``
@@ -47,47 +47,29 @@ _ERRSTATE = {"divide": "ignore", "invalid": "ignore", "over": "ignore"}
 
 
 def _build_unary(op: Any, dt: np.dtype, parallel: bool):
+    """The loop ``out[i] = f(v[i])``; ``prange`` is a plain range unless ``parallel``."""
     f = op.numba(dt)
 
-    if parallel:
-
-        @jit(parallel=True)
-        def unary_par(v, out):
-            for i in prange(v.size):
-                out[i] = f(v[i])
-
-        return unary_par
-
-    @jit()
-    def unary_seq(v, out):
-        for i in range(v.size):
+    @jit(parallel=parallel)
+    def unary(v, out):
+        for i in prange(v.size):
             out[i] = f(v[i])
 
-    return unary_seq
+    return unary
 
 
 def _build_binary(op: Any, dt: np.dtype, parallel: bool):
+    """The loop ``out[i] = f(a[i], b[i])`` (``a[0]`` / ``b[0]`` for a bound scalar)."""
     f = op.numba(dt)
 
-    if parallel:
-
-        @jit(parallel=True)
-        def binary_par(a, b, a_scalar, b_scalar, out):
-            a0 = a[0]
-            b0 = b[0]
-            for i in prange(out.size):
-                out[i] = f(a0 if a_scalar else a[i], b0 if b_scalar else b[i])
-
-        return binary_par
-
-    @jit()
-    def binary_seq(a, b, a_scalar, b_scalar, out):
+    @jit(parallel=parallel)
+    def binary(a, b, a_scalar, b_scalar, out):
         a0 = a[0]
         b0 = b[0]
-        for i in range(out.size):
+        for i in prange(out.size):
             out[i] = f(a0 if a_scalar else a[i], b0 if b_scalar else b[i])
 
-    return binary_seq
+    return binary
 
 
 _LOOPS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -230,17 +212,16 @@ def map_binary(op: Any, a: Any, b: Any, dtype: Any) -> np.ndarray:
     Parameters
     ----------
     op : BinaryOp
-        The operator (built-in or user-defined).
+        A built-in or user-defined binary operator.
     a, b : array_like or scalar
-        Operands of the same length, or one of them a scalar (a bound operand); both are
-        cast to ``dtype`` first.  Two scalars give a one-element result.
+        Operands of the same length, or one of them a scalar (a bound operand).
     dtype : numpy.dtype
-        The operator's input dtype.
+        The operator's input dtype: both operands are cast to it first.
 
     Returns
     -------
     ndarray
-        Of dtype ``op.output_dtype(dtype)``, a new array.
+        A new array of dtype ``op.output_dtype(dtype)`` (one element for two scalars).
 
     Examples
     --------

@@ -27,20 +27,9 @@ def pull(H: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
     Parameters
     ----------
     H : HeavyLight
-        The matrix.
-    x : VecData
-        Dense (a sparse one is densified).
-    allow : ndarray of bool or None
-        Rows to compute (None: all); masked-out rows are skipped in every tile.
-    semiring : Semiring
-        Any semiring: the monoid combines the tiles' partials.
-    types : tuple of dtype
-        ``(T, M, R)``.
-
-    Returns
-    -------
-    VecData
-        Dense, values of dtype R, ``present`` False where no product met.
+        The matrix; the other arguments and the result are those of
+        :func:`gblas.backends.cpu.mxv.pull` (masked-out rows are skipped in every tile;
+        the monoid combines the tiles' partials).
 
     Examples
     --------

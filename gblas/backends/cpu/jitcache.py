@@ -1,22 +1,16 @@
 """Numba kernels compiled once per machine: an on-disk cache keyed by each kernel's definition.
 
-Every CPU kernel is made with :func:`jit`.  Kernels built per semiring are closures over the
-operator functions, and Numba's own ``cache=True`` cannot serve them (its key pickles the
-closure's cells, and a compiled operator pickles with a random per-process id).  Here the
-key of a kernel is derived from what defines it:
-
-* its code (bytecode, constants, names) and options;
-* the key of every value it closes over, recursively: an operator's function by its code,
-  closure and the scalar globals it reads; a dtype, a Numba type or a scalar by its value;
-* a stamp of the package sources whose code can be compiled into a kernel
-  (``backends/cpu`` and ``semirings``), of NumPy's version and of the machine (Numba's own
-  index adds its version and the CPU's name and features).
-
-A closure over anything else (an object without a stable description) is compiled in
-memory only.  Entries carry a SHA-256 of their bytes; an unreadable, corrupt or stale
-entry is ignored and rewritten, never trusted.  The cache lives in ``$GBLAS_CACHE_DIR``,
-else ``$XDG_CACHE_HOME/gblas``, else ``~/.cache/gblas``; ``GBLAS_CACHE_DIR=off`` (or an
-unwritable place) keeps every kernel in memory.
+Every CPU kernel is made with :func:`jit`.  Numba's own ``cache=True`` cannot serve the
+kernels built per semiring (closures over compiled operators, which pickle with a random
+per-process id), so the key of a kernel is derived from what defines it: its code and
+options; the key of every value it closes over, recursively (an operator's function by
+its code, closure and the scalar globals it reads; a dtype, Numba type or scalar by its
+value); a stamp of the package sources that can be compiled into a kernel
+(``backends/cpu``, ``semirings``), of NumPy's version and of the machine.  A closure over
+anything else is compiled in memory only.  Entries carry a SHA-256 of their bytes; an
+unreadable, corrupt or stale entry is rewritten, never trusted.  The cache lives in
+``$GBLAS_CACHE_DIR``, else ``$XDG_CACHE_HOME/gblas``, else ``~/.cache/gblas``;
+``GBLAS_CACHE_DIR=off`` (or an unwritable place) keeps every kernel in memory.
 
 Examples
 --------

@@ -1,22 +1,17 @@
 """Linear-time union and intersection of sorted patterns (CPU, Numba).
 
 ``ewise_add`` keeps the union of two patterns, ``ewise_mult`` their intersection, and the
-matrix write-back the union of the output's pattern and the result's.  Sorting the
-concatenated keys (``np.unique``) costs ``O(N log N)`` per call and dominates loops that
-add a small matrix into a large one level after level.  Both patterns are sorted already
-(a CSR's columns within each row, a sparse Vector's indices), so one merge of the two
-sequences does it in ``O(nnz(A) + nnz(B))``:
+matrix write-back the union of the output's pattern and the result's.  Both patterns are
+sorted already (a CSR's columns within each row, a sparse Vector's indices), so one merge
+does it in ``O(nnz(A) + nnz(B))`` instead of a sort of the concatenated keys:
 
-* the first pass counts each row's output entries, a prefix sum gives the output's row
-  pointers, and the second pass writes the merged columns together with the position of
-  every output entry in ``A`` and in ``B`` (``-1`` where that operand has none);
-* rows are merged independently, in parallel (``prange``) when the operands are large;
-* a 1-D merge (sorted unique keys, e.g. a Vector's indices) is the same merge over a few
-  chunks: ``A``'s keys are cut into equal parts and ``B``'s at the same key values, so
-  each chunk is a "row".
+* a first pass counts each row's output entries, a prefix sum gives the row pointers, and
+  a second pass writes the merged columns with the position of every output entry in
+  ``A`` and in ``B`` (``-1`` where that operand has none);
+* rows merge independently, in parallel (``prange``) when the operands are large;
+* a 1-D merge (sorted unique keys) is the same merge over chunks cut at equal key values.
 
-The callers gather and combine the values with the positions (``av[pa]``, ``bv[pb]``, the
-operator's map kernel where both exist).  Kernels take arrays only.
+The callers gather and combine the values with the positions.  Kernels take arrays only.
 
 Examples
 --------

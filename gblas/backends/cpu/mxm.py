@@ -2,28 +2,23 @@
 
 Saxpy (Gustavson), ``C<M> = A B``
     Row i of C is ``add_k mul(A[i, k], B[k, :])``, accumulated in a dense workspace of
-    length ``ncols(B)`` per thread.  Without a mask, or with a complemented one, two
-    passes: a symbolic one counts each row's entries (so that the output is allocated
-    exactly), a numeric one fills them.  Under a plain mask one pass suffices: C's rows
-    are no longer than the mask's, so they are written into mask-sized slots, in the mask
-    row's column order (sorted, no sort needed), and compacted afterwards.  One ``int64``
-    workspace array holds a per-row stamp for every column: ``2s - 1`` marks a column of
-    the mask row (``s = i + 1``), ``2s`` a column already produced, anything smaller is
-    stale, so nothing is cleared between rows.  A non-complemented mask lets only its
-    (truthy, unless structural) positions be produced; a complemented one skips them.
-    Row blocks are balanced by the row's flop count.  Output columns are sorted per row:
-    a scan of the workspace over the row's column span when the row is dense within it,
-    else an insertion sort (short rows) or an 8-bit LSD radix sort of the columns.
+    length ``ncols(B)`` per thread.  Without a mask, or with a complemented one, a symbolic
+    pass counts each row's entries and a numeric one fills them; under a plain mask one
+    pass writes C's rows into mask-sized slots, in the mask row's (sorted) column order,
+    compacted afterwards.  One ``int64`` workspace holds a per-row stamp for every column
+    (``2s - 1``: a column of the mask row, ``s = i + 1``; ``2s``: a column already
+    produced; smaller: stale), so nothing is cleared between rows.  Row blocks are
+    balanced by flop count.  Output columns are sorted per row: a scan of the workspace
+    when the row is dense within its span, else an insertion sort (short rows) or an 8-bit
+    LSD radix sort.
 
 Dot, ``C<M> = A B`` with ``BT = B^T``
-    For every allowed entry (i, j) of a non-complemented mask, the sorted rows ``A[i, :]``
-    and ``BT[j, :]`` are intersected (a merge, or binary searches of the shorter row in
-    the longer one when their lengths differ a lot); pairs are folded in increasing k,
-    stopping at the monoid's terminal value (ANY: at the first pair).  Entries without a
-    common k are absent.
+    For every allowed entry (i, j) of a non-complemented mask, the sorted rows
+    ``A[i, :]`` and ``BT[j, :]`` are intersected (a merge, or binary searches of the
+    shorter row in the longer one); pairs fold in increasing k (:mod:`.folds`).
 
-As in :mod:`.mxv`, a result starts from its first product (no identity), kernels are
-cached in memory per (semiring, T, M, R), and index arrays are read through unsigned views.
+A result starts from its first product (no identity); kernels are cached per
+(semiring, T, M, R) and read index arrays through unsigned views.
 """
 
 from __future__ import annotations
@@ -34,30 +29,18 @@ import numpy as np
 
 from ... import dtypes
 from ..registry import CSRData, MatMask, register
+from .blocks import cost_bounds, run_blocks
+from .folds import KernelCache, folds, semiring_parts
 from .jitcache import jit
-from .mxv import (
-    PULL_PARALLEL_COST,
-    KernelCache,
-    num_threads,
-    run_blocks,
-    semiring_parts,
-    uindex,
-)
+from .operands import BOOL_DUMMY, matrix_values, uindex
 
 __all__ = ["saxpy", "dot"]
 
 _U1 = np.uint64(1)
 _U16 = np.uint64(16)
-_BOOL_DUMMY = np.zeros(1, dtype=np.bool_)
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _values(M: Any) -> tuple[np.ndarray, bool]:
-    if M.values is None:
-        return np.full(1, M.iso_value, dtype=M.dtype), True
-    return np.ascontiguousarray(M.values), False
 
 
 def _mask_arrays(mask: MatMask | None) -> tuple:
@@ -65,10 +48,10 @@ def _mask_arrays(mask: MatMask | None) -> tuple:
     2 complemented."""
     if mask is None:
         z = np.zeros(1, dtype=np.uint32)
-        return z, z, _BOOL_DUMMY, False, 0
+        return z, z, BOOL_DUMMY, False, 0
     mode = 2 if mask.complement else 1
     if mask.structural or mask.values is None:
-        return uindex(mask.indptr), uindex(mask.indices), _BOOL_DUMMY, False, mode
+        return uindex(mask.indptr), uindex(mask.indices), BOOL_DUMMY, False, mode
     v = np.asarray(mask.values)
     truthy = v if v.dtype == np.bool_ else v != 0
     return (uindex(mask.indptr), uindex(mask.indices), np.ascontiguousarray(truthy), True,
@@ -87,19 +70,6 @@ def _flops(a_indptr, a_indices, b_indptr):
             t += np.int64(b_indptr[k + _U1]) - np.int64(b_indptr[k])
         f[i] = t
     return f
-
-
-def _blocks(cost: np.ndarray) -> np.ndarray:
-    """Row boundaries splitting ``cost`` (per row) into one block per thread."""
-    m = cost.size
-    nthreads = num_threads()
-    total = int(cost.sum()) if m else 0
-    if nthreads == 1 or total < PULL_PARALLEL_COST or m < 2:
-        return np.array([0, m], dtype=np.int64)
-    cum = np.cumsum(cost)
-    targets = (np.arange(1, nthreads, dtype=np.int64) * total) // nthreads
-    inner = np.searchsorted(cum, targets, side="left") + 1
-    return np.concatenate(([0], np.minimum(inner, m), [m])).astype(np.int64)
 
 
 def _empty(shape: tuple[int, int], R: np.dtype) -> CSRData:
@@ -146,8 +116,7 @@ def _sort_columns(a, lo, hi, kmin, kmax, tmp):
     when short, LSD radix sort on ``key - kmin`` (8 bits per pass, ``tmp`` as scratch of at
     least ``hi - lo``) otherwise.
 
-    (Numba's ``ndarray.sort`` would add about a second of compile time to every kernel
-    that calls it, and is slower on these keys.)
+    (Not Numba's ``ndarray.sort``: it adds compile time to every kernel that calls it.)
     """
     n = hi - lo
     if n <= 32:
@@ -233,7 +202,8 @@ def _saxpy_count(lo, hi, a_indptr, a_indices, b_indptr, b_indices, ncols, m_indp
 
 
 def _build_saxpy(semiring: Any, types: tuple):
-    mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
+    mul, add, to_r, _, _, _ = semiring_parts(semiring, types)
+    done = folds(semiring, types).done
     R = types[2]
 
     @jit()
@@ -265,7 +235,7 @@ def _build_saxpy(semiring: Any, types: tuple):
                     st = state[j]
                     if (mode == 1 and st < marked) or (mode == 2 and st == marked):
                         continue
-                    if st == s2 and (is_any or (has_term and acc[j] == term)):
+                    if st == s2 and done(acc[j]):
                         continue
                     prod = to_r(mul(av, b0 if b_iso else b_vals[pb]))
                     if st == s2:
@@ -306,7 +276,7 @@ def _build_saxpy(semiring: Any, types: tuple):
                     if st < marked:
                         continue
                     if st == s2:
-                        if is_any or (has_term and acc[j] == term):
+                        if done(acc[j]):
                             continue
                         acc[j] = add(acc[j], to_r(mul(av, b0 if b_iso else b_vals[pb])))
                     else:
@@ -339,10 +309,8 @@ def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> 
     mask : MatMask or None
         Only allowed entries are produced (value masks count truthy values unless
         ``structural``; ``complement`` inverts).
-    semiring : Semiring
-        The semiring.
-    types : tuple of dtype
-        ``(T, M, R)`` from :meth:`Semiring.types`.
+    semiring, types : Semiring, tuple of dtype
+        The semiring and its ``(T, M, R)`` (:meth:`Semiring.types`).
 
     Returns
     -------
@@ -355,10 +323,10 @@ def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> 
         return _empty((m, p), R)
     a_indptr, a_indices = uindex(A.indptr), uindex(A.indices)
     b_indptr, b_indices = uindex(B.indptr), uindex(B.indices)
-    a_vals, a_iso = _values(A)
-    b_vals, b_iso = _values(B)
+    a_vals, a_iso = matrix_values(A)
+    b_vals, b_iso = matrix_values(B)
     m_indptr, m_indices, m_truthy, has_mvals, mode = _mask_arrays(mask)
-    bounds = _blocks(_flops(a_indptr, a_indices, b_indptr))
+    bounds = cost_bounds(_flops(a_indptr, a_indices, b_indptr))
     counts = np.zeros(m, dtype=np.int64)
     if mode == 1:
         return _saxpy_one_pass(semiring, types, (m, p), bounds, counts, a_indptr, a_indices,
@@ -406,7 +374,7 @@ def _saxpy_one_pass(semiring, types, shape, bounds, counts, a_indptr, a_indices,
         return CSRData((m, p), indptr, idx, val, R)
     out_idx = np.empty(nnz, dtype=idx.dtype)
     out_val = np.empty(nnz, dtype=R)
-    run_blocks(_compact_rows, _blocks(counts + 1), ub_indptr, indptr, idx, val, out_idx,
+    run_blocks(_compact_rows, cost_bounds(counts + 1), ub_indptr, indptr, idx, val, out_idx,
                out_val)
     return CSRData((m, p), indptr, out_idx, out_val, R)
 
@@ -453,7 +421,9 @@ def _next_match(a_idx, pa, ea, b_idx, pb, eb):
 
 
 def _build_dot(semiring: Any, types: tuple):
-    mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
+    mul, _, to_r, _, _, _ = semiring_parts(semiring, types)
+    f = folds(semiring, types)
+    done, combine = f.done, f.combine
     zero = types[2].type(0)
 
     @jit()
@@ -480,12 +450,9 @@ def _build_dot(semiring: Any, types: tuple):
                     if qa >= ea:
                         break
                     t = to_r(mul(a0 if a_iso else a_vals[qa], b0 if b_iso else b_vals[qb]))
-                    if found:
-                        acc = add(acc, t)
-                    else:
-                        acc = t
-                        found = True
-                    if is_any or (has_term and acc == term):
+                    acc = combine(found, acc, t)
+                    found = True
+                    if done(acc):
                         break
                     pa = qa + _U1
                     pb = qb + _U1
@@ -514,10 +481,8 @@ def dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSRData:
     mask : MatMask
         Non-complemented mask of shape (m, p); value masks count truthy values unless
         ``structural``.
-    semiring : Semiring
-        The semiring.
-    types : tuple of dtype
-        ``(T, M, R)`` from :meth:`Semiring.types`.
+    semiring, types : Semiring, tuple of dtype
+        The semiring and its ``(T, M, R)`` (:meth:`Semiring.types`).
 
     Returns
     -------
@@ -533,11 +498,11 @@ def dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSRData:
     if m == 0 or p == 0 or mnnz == 0 or A.indices.size == 0 or BT.indices.size == 0:
         return _empty((m, p), R)
     a_indptr = uindex(A.indptr)
-    a_vals, a_iso = _values(A)
-    b_vals, b_iso = _values(BT)
+    a_vals, a_iso = matrix_values(A)
+    b_vals, b_iso = matrix_values(BT)
     mdeg = np.diff(np.asarray(mask.indptr).astype(np.int64))
     adeg = np.diff(np.asarray(A.indptr).astype(np.int64))
-    bounds = _blocks(mdeg * (adeg + 1) + 1)
+    bounds = cost_bounds(mdeg * (adeg + 1) + 1)
     hit = np.empty(mnnz, dtype=np.bool_)
     out = np.empty(mnnz, dtype=R)
     counts = np.empty(m, dtype=np.int64)

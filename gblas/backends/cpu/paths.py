@@ -30,6 +30,8 @@ import numpy as np
 from numba import prange
 
 from .jitcache import jit
+from .operands import uindex
+from .traversal import append_unvisited
 
 __all__ = ["dijkstra", "bfs_depth", "NULL"]
 
@@ -39,6 +41,13 @@ NULL = -9999
 
 _NEVER = np.uint64(np.iinfo(np.uint64).max)
 _SETTLED = np.uint64(np.iinfo(np.uint64).max - 1)
+
+
+@jit(inline="always")
+def _place(heap, pos, i, v):
+    """Put vertex ``v`` in heap slot ``i``."""
+    heap[i] = v
+    pos[v] = i
 
 
 @jit()
@@ -51,11 +60,9 @@ def _sift_up(heap, pos, key, i):
         u = heap[parent]
         if key[u] <= kv:
             break
-        heap[i] = u
-        pos[u] = i
+        _place(heap, pos, i, u)
         i = parent
-    heap[i] = v
-    pos[v] = i
+    _place(heap, pos, i, v)
 
 
 @jit()
@@ -73,11 +80,9 @@ def _sift_down(heap, pos, key, size, i):
         u = heap[c]
         if key[u] >= kv:
             break
-        heap[i] = u
-        pos[u] = i
+        _place(heap, pos, i, u)
         i = c
-    heap[i] = v
-    pos[v] = i
+    _place(heap, pos, i, v)
 
 
 @jit()
@@ -132,11 +137,6 @@ def _many_par(indptr, indices, weights, sources, limit, dist, pred):
         _one_source(indptr, indices, weights, sources[b], limit, dist[b], pred[b])
 
 
-def _unsigned(a):
-    a = np.ascontiguousarray(a)
-    return a.view(np.dtype(f"u{a.dtype.itemsize}")) if a.dtype.kind == "i" else a
-
-
 def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
     """Distances and predecessors from every source (CSR rows = out-edges, weights >= 0).
 
@@ -175,7 +175,7 @@ def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
         return dist, pred
     w = np.ascontiguousarray(weights, dtype=np.float64)
     par = k > 1 and numba.get_num_threads() > 1
-    (_many_par if par else _many_seq)(_unsigned(indptr), _unsigned(indices), w,
+    (_many_par if par else _many_seq)(uindex(indptr), uindex(indices), w,
                                       src.view(np.uint64), float(limit), dist, pred)
     return dist, pred
 
@@ -190,13 +190,7 @@ def _bfs_depth(indptr, indices, s, n):
     while head < tail:
         u = queue[head]
         head += 1
-        lu = level[u] + 1
-        for p in range(indptr[u], indptr[u + 1]):
-            v = indices[p]
-            if level[v] < 0:
-                level[v] = lu
-                queue[tail] = v
-                tail += 1
+        tail = append_unvisited(indptr, indices, u, level, level[u] + 1, queue, tail)
     return level[queue[tail - 1]], tail
 
 
@@ -211,7 +205,7 @@ def bfs_depth(indptr, indices, source: int) -> tuple[int, int]:
     (2, 3)
     """
     n = indptr.shape[0] - 1
-    d, r = _bfs_depth(_unsigned(indptr), _unsigned(indices), int(source), n)
+    d, r = _bfs_depth(uindex(indptr), uindex(indices), int(source), n)
     return int(d), int(r)
 
 

@@ -5,9 +5,7 @@ A push SpMSpV reads and writes ``y[indices[p]]`` at random positions: on a vecto
 than the caches every product waits for memory, and the out-of-order core overlaps only a
 few of these waits.  Asking for the line of the product :data:`DISTANCE` entries ahead
 (its index is already known: the adjacency list is read in order) keeps more requests in
-flight: on Kronecker scale 20 frontiers (2^20 float64 accumulators, 8 MB) the
-sequential flag-free min.+ scatter took 225 ms instead of 301 ms over the 22 largest
-steps of an SSSP, with distances 8 / 16 / 32 / 64 taking 261 / 225 / 243 / 251 ms.
+flight (the measured distances: ``benchmarks/results/history.md``).
 
 The call compiles to LLVM's ``llvm.prefetch`` intrinsic (a hint: it never faults and has
 no effect on results).  Where the installed llvmlite cannot emit it, :func:`prefetcher`

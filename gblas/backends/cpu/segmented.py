@@ -1,36 +1,24 @@
 """CPU (Numba) kernels of the grouped-rows formats: segmented CSR (and heavy/light tiles).
 
-Both :class:`~gblas.formats.segmented.SegmentedCSR` (Cagra's CSR segmenting) and
-:class:`~gblas.formats.heavy_light.HeavyLight` (MultiGraph's 2D tiles) store the entries
-of a matrix in **groups** (a segment of columns; a tile or the light tiles of a column
-panel), each a CSR over only the rows that have entries in the group (*local rows*), with
-a local-to-global row map.  One SpMV runs in two phases:
+:class:`~gblas.formats.segmented.SegmentedCSR` (Cagra's CSR segmenting) and
+:class:`~gblas.formats.heavy_light.HeavyLight` (MultiGraph's 2D tiles) store a matrix's
+entries in **groups** (a segment of columns; a tile or the light tiles of a column panel),
+each a CSR over only the rows with entries in the group (*local rows*) with a
+local-to-global row map.  One SpMV runs in two phases:
 
-1. **groups**: every local row folds its products into one *partial* value, written in
-   local-row order to a buffer (sequential writes; no atomics: a local row belongs to one
-   thread).  Rows whose mask entry is false are skipped in every group.  The formats say
-   which local rows run concurrently: a segment at a time with its rows split between the
-   threads (Cagra: all threads share the segment's slice of ``x`` in the L3), or all
-   tiles at once (MultiGraph: each thread keeps its column panel's slice of ``x`` in its
-   own L2).
-2. **merge** (Cagra's cache-aware merge; MultiGraph's per-row-panel reduction): the rows
-   are cut into destination blocks; for every block, in parallel, the partials of the
-   groups that touch it are folded into the output in group order, reading the slices
-   ``[block_lo[q], block_hi[q])`` of the buffer listed for that block (``block_ptr``:
-   Cagra's ``blockStarts`` / ``blockEnds``).  The block's output stays in the L1/L2.
+1. **groups**: every local row folds its products (:mod:`.folds`) into one *partial*,
+   written in local-row order to a buffer; masked-out rows are skipped.  The format's
+   ``phase_bounds`` say which local rows run concurrently (a segment at a time, its rows
+   split between the threads; or all tiles at once).
+2. **merge** (Cagra's cache-aware merge; MultiGraph's per-row-panel reduction): for every
+   destination block, in parallel, the partials of the groups that touch it are folded
+   into the output in group order, reading the buffer slices listed for that block
+   (``block_ptr`` / ``block_lo`` / ``block_hi``: Cagra's ``blockStarts`` / ``blockEnds``).
 
-The partial buffer is allocated on the first product and kept with the format
-(MultiGraph's pre-allocated stream buffer), so that repeated products touch no new memory.
-
-A result starts from its first product and partials fold in group (column) order, so only
-the monoid's associativity is used; terminal values (``min`` at -inf, ``lor`` at True)
-and ANY stop early in both phases.  ``x``'s presence and the mask are runtime flags; when
-every ``x`` is present and there is no mask every local row has a value (a local row has
-at least one entry) and the presence buffer is neither written nor read.
-
-The build passes (grouping the entries of a CSR) are here too, so that importing
-:mod:`gblas.formats` never imports Numba.  Kernels are cached per semiring like those of
-:mod:`.mxv`, whose helpers they reuse.
+The partial buffer is kept with the format (MultiGraph's pre-allocated stream buffer).
+Partials fold in group (column) order, so only the monoid's associativity is used.  The
+build passes (grouping a CSR's entries) are here too, so that importing
+:mod:`gblas.formats` never imports Numba.
 """
 
 from __future__ import annotations
@@ -41,23 +29,15 @@ from typing import Any
 import numpy as np
 
 from ..registry import VecData, register
+from .blocks import PULL_PARALLEL_COST, row_blocks, run_blocks, run_ranges
+from .folds import KernelCache, folds
 from .jitcache import jit
-from .mxv import (
-    PULL_PARALLEL_COST,
-    KernelCache,
-    _as_bool,
-    _avals,
-    _dense_x,
-    run_blocks,
-    semiring_parts,
-    uindex,
-)
+from .operands import BOOL_DUMMY, as_bool, matrix_values, pull_operands, uindex
 
 __all__ = ["build_groups", "column_counts", "merge_slices", "pull", "relabel_two_runs",
            "run_grouped", "split_cost", "tile_counts"]
 
 _U1 = np.uint64(1)
-_BOOL_DUMMY = np.zeros(1, dtype=np.bool_)
 
 
 # ------------------------------------------------------------------------ build passes
@@ -68,7 +48,7 @@ def _tile_counts(blo, bhi, bounds, indptr, indices, tile_rows, tile_cols, nrp, c
     """Entries per tile ``(column panel, row panel)`` of the rows of blocks [blo, bhi).
 
     ``indptr`` / ``indices`` are unsigned views and ``tile_cols`` a uint64 (Numba guards
-    signed indices in every access, which makes these passes several times slower).
+    signed indices in every access).
     """
     for b in range(blo, bhi):
         for i in range(bounds[b], bounds[b + 1]):
@@ -126,9 +106,8 @@ def _column_counts(indices, counts):
 
 
 def column_counts(indices: np.ndarray, ncols: int) -> np.ndarray:
-    """Entries per column, int64 (one thread: random increments of a table of the size of
-    ``x`` are cheapest when the table is not split, measured against NumPy's bincount,
-    which first widens the indices to int64).
+    """Entries per column, int64, on one thread (random increments of a table of the size
+    of ``x`` are cheapest when the table is not split).
 
     Examples
     --------
@@ -140,19 +119,6 @@ def column_counts(indices: np.ndarray, ncols: int) -> np.ndarray:
     if indices.size:
         _column_counts(uindex(indices), counts)
     return counts.astype(np.int64)
-
-
-def _blocks_for(indptr: np.ndarray, parallel_ok: bool, threads: int) -> np.ndarray:
-    """Row blocks for a build pass: one per thread for big inputs, else one."""
-    m = indptr.size - 1
-    nnz = int(indptr[-1]) if m >= 0 and indptr.size else 0
-    if not parallel_ok or threads <= 1 or nnz + m < PULL_PARALLEL_COST:
-        return np.array([0, m], dtype=np.int64)
-    cost = indptr.astype(np.int64) + np.arange(m + 1, dtype=np.int64)
-    targets = cost[-1] * np.arange(threads + 1, dtype=np.int64) // threads
-    bounds = np.searchsorted(cost, targets).astype(np.int64)
-    bounds[0], bounds[-1] = 0, m
-    return bounds
 
 
 def _run(rows, bounds: np.ndarray, *args) -> None:
@@ -184,7 +150,7 @@ def tile_counts(indptr: np.ndarray, indices: np.ndarray, ncols: int, tile_rows: 
     m = indptr.size - 1
     nrp = max(1, -(-m // tile_rows))
     ncp = max(1, -(-ncols // tile_cols))
-    bounds = _blocks_for(indptr, True, threads)
+    bounds = row_blocks(indptr, threads)
     counts = np.zeros((bounds.size - 1, ncp * nrp), dtype=np.int64)
     if indices.size:
         _run(_tile_counts, bounds, uindex(indptr), uindex(indices), np.int64(tile_rows),
@@ -235,7 +201,7 @@ def build_groups(indptr: np.ndarray, indices: np.ndarray, tile_rows: int, tile_c
     m = indptr.size - 1
     nnz = int(indices.size)
     nrp = max(1, -(-m // tile_rows))
-    bounds = _blocks_for(indptr, True, threads)
+    bounds = row_blocks(indptr, threads)
     nb = bounds.size - 1
     row_cnt = np.zeros((nb, ngroups), dtype=np.int64)
     nnz_cnt = np.zeros((nb, ngroups), dtype=np.int64)
@@ -329,7 +295,7 @@ def relabel_two_runs(indptr: np.ndarray, indices: np.ndarray, inv: np.ndarray, s
     out = np.empty(indices.size, dtype=uidx.dtype)
     take = np.empty(indices.size if want_take else 1, dtype=np.int64)
     if indices.size:
-        bounds = _blocks_for(indptr, True, threads)
+        bounds = row_blocks(indptr, threads)
         _run(_relabel_two_runs, bounds, uindex(indptr), uidx,
              inv.astype(uidx.dtype, copy=False), uidx.dtype.type(split), out, take,
              bool(want_take))
@@ -415,49 +381,21 @@ def split_cost(cost_prefix: np.ndarray, parts: int) -> np.ndarray:
 
 
 def _build_grouped(semiring: Any, types: tuple):
-    mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
+    f = folds(semiring, types)
+    fold, done, combine = f.fold, f.done, f.combine
     zero = types[2].type(0)
 
     @jit()
     def group_rows(lo, hi, lptr, indices, avals, iso, x, xpres, xall, rowmap, allow,
                    has_allow, part, ppres, dense_rows):
         """Partials of local rows [lo, hi) (each has at least one entry)."""
-        a0 = avals[0]
         for r in range(lo, hi):
             if has_allow and not allow[rowmap[r]]:
                 ppres[r] = False
                 continue
-            s = lptr[r]
-            e = lptr[r + 1]
-            if xall:
-                a = a0 if iso else avals[s]
-                acc = to_r(mul(a, x[indices[s]]))
-                if not is_any and not (has_term and acc == term):
-                    for k in range(s + _U1, e):
-                        a = a0 if iso else avals[k]
-                        acc = add(acc, to_r(mul(a, x[indices[k]])))
-                        if has_term and acc == term:
-                            break
-                part[r] = acc
-                if not dense_rows:
-                    ppres[r] = True
-            else:
-                found = False
-                acc = zero
-                for k in range(s, e):
-                    j = indices[k]
-                    if not xpres[j]:
-                        continue
-                    a = a0 if iso else avals[k]
-                    t = to_r(mul(a, x[j]))
-                    if found:
-                        acc = add(acc, t)
-                    else:
-                        acc = t
-                        found = True
-                    if is_any or (has_term and acc == term):
-                        break
-                part[r] = acc
+            found, acc = fold(lptr[r], lptr[r + 1], indices, avals, iso, x, xpres, xall)
+            part[r] = acc
+            if not dense_rows:
                 ppres[r] = found
 
     @jit()
@@ -475,30 +413,15 @@ def _build_grouped(semiring: Any, types: tuple):
                     if not dense_rows and not ppres[r]:
                         continue
                     g = rowmap[r]
-                    if present[g]:
-                        if is_any or (has_term and out[g] == term):
-                            continue
-                        out[g] = add(out[g], part[r])
-                    else:
-                        out[g] = part[r]
+                    seen = present[g]
+                    if not (seen and done(out[g])):
+                        out[g] = combine(seen, out[g], part[r])
                         present[g] = True
 
     return group_rows, merge
 
 
 _GROUPED = KernelCache(_build_grouped)
-
-
-def _run_ranges(rows, bounds: np.ndarray, parallel: bool, *args) -> None:
-    """``rows(lo, hi, *args)`` over the ranges of ``bounds``: in parallel through
-    :func:`run_blocks`, or one after another in this thread (no parallel compilation)."""
-    if parallel and bounds.size > 2:
-        run_blocks(rows, bounds, *args)
-        return
-    for t in range(bounds.size - 1):
-        lo, hi = int(bounds[t]), int(bounds[t + 1])
-        if hi > lo:
-            rows(lo, hi, *args)
 
 
 def run_grouped(F: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData:
@@ -512,11 +435,9 @@ def run_grouped(F: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> 
     """
     R = np.dtype(types[2])
     m = int(F.shape[0])
-    out = np.empty(m, dtype=R)
-    present = np.empty(m, dtype=np.bool_)
+    out, present, xv, xp, xall = pull_operands(m, x, R)
     if m == 0:
         return VecData(m, None, out, present)
-    xv, xp, xall = _dense_x(x)
     if F.col_perm is not None and F.col_perm.size:
         xv = np.take(xv, F.col_perm)
         if not xall:
@@ -539,13 +460,13 @@ def _stream_buffer(F: Any, R: np.dtype, nlocal: int, dense_rows: bool):
     A call that finds them in use (another thread) gets fresh ones."""
     lock = F.info.setdefault("buffer_lock", threading.Lock())
     if not lock.acquire(blocking=False):
-        ppres = _BOOL_DUMMY if dense_rows else np.empty(nlocal, dtype=np.bool_)
+        ppres = BOOL_DUMMY if dense_rows else np.empty(nlocal, dtype=np.bool_)
         return np.empty(nlocal, dtype=R), ppres, _no_release
     bufs = F.info.setdefault("buffers", {})
     part = bufs.get(R)
     if part is None or part.size != nlocal:
         part = bufs[R] = np.empty(nlocal, dtype=R)
-    ppres = _BOOL_DUMMY
+    ppres = BOOL_DUMMY
     if not dense_rows:
         ppres = bufs.get("present")
         if ppres is None or ppres.size != nlocal:
@@ -564,14 +485,14 @@ def _phases(F, xv, xp, xall, allow, has_allow, dense_rows, part, ppres, out, pre
     rows, merge = _GROUPED.get(semiring, types)
     lptr = uindex(F.lptr)
     rowmap = uindex(F.rowmap)
-    avals, iso = _avals(F)
+    avals, iso = matrix_values(F)
     big = int(F.indices.size) + nlocal >= PULL_PARALLEL_COST
     if nlocal:
-        args = (lptr, uindex(F.indices), avals, iso, xv, xp, xall, rowmap, _as_bool(allow),
+        args = (lptr, uindex(F.indices), avals, iso, xv, xp, xall, rowmap, as_bool(allow),
                 has_allow, part, ppres, dense_rows)
         for bounds in F.phase_bounds:
-            _run_ranges(rows, bounds, big, *args)
-    _run_ranges(merge, F.merge_bounds, big, F.block_ptr, F.block_lo, F.block_hi,
+            run_ranges(rows, bounds, big, *args)
+    run_ranges(merge, F.merge_bounds, big, F.block_ptr, F.block_lo, F.block_hi,
                 np.int64(F.block_size), np.int64(m), rowmap, part, ppres, dense_rows, out,
                 present)
 
@@ -587,20 +508,9 @@ def pull(S: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
     Parameters
     ----------
     S : SegmentedCSR
-        The matrix.
-    x : VecData
-        Dense (a sparse one is densified).
-    allow : ndarray of bool or None
-        Rows to compute (None: all); masked-out rows are skipped in every segment.
-    semiring : Semiring
-        Any semiring: the monoid combines the partials.
-    types : tuple of dtype
-        ``(T, M, R)``.
-
-    Returns
-    -------
-    VecData
-        Dense, values of dtype R, ``present`` False where no product met.
+        The matrix; the other arguments and the result are those of
+        :func:`gblas.backends.cpu.mxv.pull` (masked-out rows are skipped in every
+        segment; the monoid combines the partials).
 
     Examples
     --------

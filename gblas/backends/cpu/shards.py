@@ -21,54 +21,18 @@ from typing import Any
 import numpy as np
 
 from ..registry import VecData, register
+from .blocks import PULL_PARALLEL_COST, run_blocks
+from .folds import KernelCache, folds
 from .jitcache import jit
-from .mxv import (
-    PULL_PARALLEL_COST,
-    KernelCache,
-    _as_bool,
-    _avals,
-    _dense_x,
-    run_blocks,
-    semiring_parts,
-    uindex,
-)
+from .operands import as_bool, matrix_values, pull_operands, uindex
 
 __all__ = ["pull"]
 
-_U1 = np.uint64(1)
-
 
 def _build_shards(semiring: Any, types: tuple):
-    mul, add, to_r, has_term, term, is_any = semiring_parts(semiring, types)
+    f = folds(semiring, types)
+    fold, fold_call, done, combine = f.fold, f.fold_call, f.done, f.combine
     zero = types[2].type(0)
-
-    @jit()
-    def fold(s, e, indices, avals, iso, x, xpres, xall):
-        """``(found, acc)`` over entries [s, e), ``s < e`` (unsigned positions)."""
-        a0 = avals[0]
-        if xall:
-            acc = to_r(mul(a0 if iso else avals[s], x[indices[s]]))
-            if not is_any and not (has_term and acc == term):
-                for k in range(s + _U1, e):
-                    acc = add(acc, to_r(mul(a0 if iso else avals[k], x[indices[k]])))
-                    if has_term and acc == term:
-                        break
-            return True, acc
-        found = False
-        acc = zero
-        for k in range(s, e):
-            j = indices[k]
-            if not xpres[j]:
-                continue
-            t = to_r(mul(a0 if iso else avals[k], x[j]))
-            if found:
-                acc = add(acc, t)
-            else:
-                acc = t
-                found = True
-            if is_any or (has_term and acc == term):
-                break
-        return found, acc
 
     @jit()
     def parts(plo, phi, part_edges, part_rows, indptr, indices, avals, iso, x, xpres, xall,
@@ -84,47 +48,26 @@ def _build_shards(semiring: Any, types: tuple):
                 c = r0 - 1
                 ce = min(indptr[r0], e1)
                 if ce > e0 and (not has_allow or allow[c]):
-                    f, acc = fold(e0, ce, indices, avals, iso, x, xpres, xall)
+                    found, acc = fold_call(e0, ce, indices, avals, iso, x, xpres, xall)
                     rep[p] = acc
-                    rep_found[p] = f
-            a0 = avals[0]
+                    rep_found[p] = found
             for i in range(r0, r1):
-                out[i] = zero
-                present[i] = False
-                if has_allow and not allow[i]:
-                    continue
                 s = indptr[i]
-                e = indptr[i + 1]
-                if i == r1 - 1 and e > e1:  # only a part's last row can run past its end
-                    e = e1
-                if s >= e:
-                    continue
-                if xall:
-                    acc = to_r(mul(a0 if iso else avals[s], x[indices[s]]))
-                    if not is_any and not (has_term and acc == term):
-                        for k in range(s + _U1, e):
-                            acc = add(acc, to_r(mul(a0 if iso else avals[k], x[indices[k]])))
-                            if has_term and acc == term:
-                                break
+                e = min(indptr[i + 1], e1)  # only a part's last row can run past its end
+                present[i] = False
+                out[i] = zero
+                if s < e and (not has_allow or allow[i]):
+                    found, acc = fold(s, e, indices, avals, iso, x, xpres, xall)
                     out[i] = acc
-                    present[i] = True
-                else:
-                    f, acc = fold(s, e, indices, avals, iso, x, xpres, xall)
-                    out[i] = acc
-                    present[i] = f
+                    present[i] = found
 
     @jit()
     def aggregate(part_rows, rep, rep_found, out, present):
         for p in range(1, part_rows.size - 1):
-            if not rep_found[p]:
-                continue
             c = part_rows[p] - 1
-            if present[c]:
-                if is_any or (has_term and out[c] == term):
-                    continue
-                out[c] = add(out[c], rep[p])
-            else:
-                out[c] = rep[p]
+            seen = present[c]
+            if rep_found[p] and not (seen and done(out[c])):
+                out[c] = combine(seen, out[c], rep[p])
                 present[c] = True
 
     return parts, aggregate
@@ -141,20 +84,8 @@ def pull(S: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
     Parameters
     ----------
     S : Shards
-        The matrix.
-    x : VecData
-        Dense (a sparse one is densified).
-    allow : ndarray of bool or None
-        Rows to compute (None: all).
-    semiring : Semiring
-        Any semiring.
-    types : tuple of dtype
-        ``(T, M, R)``.
-
-    Returns
-    -------
-    VecData
-        Dense, values of dtype R, ``present`` False where no product met.
+        The matrix; the other arguments and the result are those of
+        :func:`gblas.backends.cpu.mxv.pull`.
 
     Examples
     --------
@@ -170,20 +101,18 @@ def pull(S: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
     """
     R = np.dtype(types[2])
     m = int(S.shape[0])
-    out = np.empty(m, dtype=R)
-    present = np.empty(m, dtype=np.bool_)
+    out, present, xv, xp, xall = pull_operands(m, x, R)
     if m == 0:
         return VecData(m, None, out, present)
-    xv, xp, xall = _dense_x(x)
     parts, aggregate = _SHARDS.get(semiring, types)
     P = int(S.part_edges.shape[0]) - 1
     rep = np.zeros(P, dtype=R)
     rep_found = np.zeros(P, dtype=np.bool_)
-    avals, iso = _avals(S)
+    avals, iso = matrix_values(S)
     indptr = uindex(S.indptr)
     part_edges = np.asarray(S.part_edges).astype(indptr.dtype)  # unsigned, as indptr
     args = (part_edges, S.part_rows, indptr, uindex(S.indices), avals, iso, xv, xp, xall,
-            _as_bool(allow), allow is not None, out, present, rep, rep_found)
+            as_bool(allow), allow is not None, out, present, rep, rep_found)
     if P > 1 and S.nnz + m >= PULL_PARALLEL_COST:
         run_blocks(parts, np.arange(P + 1, dtype=np.int64), *args)
     else:

@@ -3,7 +3,7 @@
 A counting sort places the entries by row (stable), then each row's columns are sorted
 stably in place: an insertion sort for short rows, a merge sort for long ones.  The work
 is ``O(nnz + nrows)`` plus the per-row sorts, against ``O(nnz log nnz)`` for a global
-argsort of ``row * ncols + col`` keys (6x slower on a 1.8M-entry Kronecker graph).
+argsort of ``row * ncols + col`` keys.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The level-synchronous BFS ``q<!v> = A' any.pair q; v<q> = depth`` runs here without a
 return to Python per level (a large-diameter graph has hundreds to thousands of levels, and
-a planned product per level costs ~0.2 ms of fixed work on this code path's callers):
+a planned product per level has a fixed cost):
 
 * **push** levels run in one sequential Numba loop: each frontier vertex's out-edges (CSR
   of ``A``) visit the unvisited neighbours, appended to the next frontier;
@@ -29,10 +29,11 @@ from typing import Any
 import numpy as np
 
 from ..registry import register
+from .blocks import row_bounds, run_blocks
 from .jitcache import jit
-from .mxv import row_bounds, run_blocks, uindex
+from .operands import uindex
 
-__all__ = ["ALPHA", "BETA", "bfs_levels", "bfs_order"]
+__all__ = ["ALPHA", "BETA", "append_unvisited", "bfs_levels", "bfs_order"]
 
 #: Push -> pull once the frontier's out-edges exceed the unvisited edges / ALPHA.
 ALPHA = 14
@@ -41,8 +42,7 @@ BETA = 24
 
 #: A pull level runs on several threads from this many entries of ``A'`` on: it stops at
 #: each vertex's first hit, so it reads far fewer entries than a product, and a parallel
-#: region's start costs more than that below (a pull level of facebook-combined, 88K
-#: edges: 10 us on one thread).
+#: region's start costs more than that below.
 PULL_PARALLEL_ENTRIES = 1 << 20
 
 # state slots shared by the compiled loop and its caller
@@ -194,14 +194,24 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
     return level, (parent if parents else None), stats
 
 
-@jit()
-def _append_unvisited(ptr, idx, u, pred, order, tail):
-    """Append ``u``'s unvisited neighbours (``ptr``/``idx`` row ``u``) in index order;
-    returns the new tail."""
+@jit(inline="always")
+def append_unvisited(ptr, idx, u, mark, value, order, tail):
+    """Append ``u``'s unvisited neighbours (``ptr``/``idx`` row ``u``; unvisited:
+    ``mark[v] < 0``) to ``order`` from ``tail`` on, in index order, setting their ``mark``
+    to ``value``; returns the new tail.
+
+    Examples
+    --------
+    >>> mark = np.array([0, -1, -1]); order = np.array([0, 0, 0])
+    >>> append_unvisited(np.array([0, 2, 2, 2]), np.array([1, 2]), 0, mark, 7, order, 1)
+    3
+    >>> mark.tolist(), order.tolist()
+    ([0, 7, 7], [0, 1, 2])
+    """
     for p in range(ptr[u], ptr[u + 1]):
         v = idx[p]
-        if pred[v] < 0:
-            pred[v] = u
+        if mark[v] < 0:
+            mark[v] = value
             order[tail] = v
             tail += 1
     return tail
@@ -218,9 +228,9 @@ def _queue_order(ptr, idx, ptrT, idxT, undirected, start, order, pred):
     while head < tail:
         u = order[head]
         head += 1
-        tail = _append_unvisited(ptr, idx, u, pred, order, tail)
+        tail = append_unvisited(ptr, idx, u, pred, u, order, tail)
         if undirected:
-            tail = _append_unvisited(ptrT, idxT, u, pred, order, tail)
+            tail = append_unvisited(ptrT, idxT, u, pred, u, order, tail)
     return tail
 
 

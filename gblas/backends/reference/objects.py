@@ -15,11 +15,56 @@ import numpy as np
 
 from .scalars import cast, truthy
 
-__all__ = ["RefMask", "RefMatrix", "RefVector"]
+__all__ = ["Entries", "RefMask", "RefMatrix", "RefVector"]
 
 
-@dataclass
-class RefVector:
+class Entries:
+    """What :class:`RefVector` and :class:`RefMatrix` share: ``data`` (keys to values), a
+    ``shape`` and a ``dtype``; read like a dict.
+
+    Examples
+    --------
+    >>> v = RefVector.from_dict(3, {2: 1}, "int8")
+    >>> isinstance(v, Entries), 2 in v, v.to_dense().tolist()
+    (True, True, [0, 0, 1])
+    """
+
+    data: dict
+    dtype: np.dtype
+
+    @property
+    def nvals(self) -> int:
+        return len(self.data)
+
+    def keys(self):
+        return self.data.keys()
+
+    def __getitem__(self, key):
+        return self.data[key]
+
+    def __contains__(self, key) -> bool:
+        return key in self.data
+
+    def get(self, key, default=None):
+        return self.data.get(key, default)
+
+    def to_dense(self, fill=0) -> np.ndarray:
+        """A dense NumPy array (``fill`` where no entry; AnyOf takes its first candidate)."""
+        out = np.full(self.shape, fill, dtype=self.dtype)
+        for k, v in self.data.items():
+            out[k] = getattr(v, "values", (v,))[0]
+        return out
+
+    def _dims(self) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        items = ", ".join(f"{k}: {v!r}" for k, v in sorted(self.data.items()))
+        return f"{type(self).__name__}({self._dims()}, dtype={self.dtype.name}, {{{items}}})"
+
+
+@dataclass(repr=False)
+class RefVector(Entries):
     """A sparse vector as ``{index: value}``.
 
     Examples
@@ -62,22 +107,6 @@ class RefVector:
     def shape(self) -> tuple[int]:
         return (self.size,)
 
-    @property
-    def nvals(self) -> int:
-        return len(self.data)
-
-    def keys(self):
-        return self.data.keys()
-
-    def __getitem__(self, i):
-        return self.data[i]
-
-    def __contains__(self, i) -> bool:
-        return i in self.data
-
-    def get(self, i, default=None):
-        return self.data.get(i, default)
-
     def in_bounds(self, key) -> bool:
         return isinstance(key, (int, np.integer)) and 0 <= key < self.size
 
@@ -87,20 +116,12 @@ class RefVector:
     def copy(self) -> RefVector:
         return RefVector(self.size, self.dtype, dict(self.data))
 
-    def to_dense(self, fill=0) -> np.ndarray:
-        """A dense NumPy array (``fill`` where no entry; AnyOf takes its first candidate)."""
-        out = np.full(self.size, fill, dtype=self.dtype)
-        for i, v in self.data.items():
-            out[i] = getattr(v, "values", (v,))[0]
-        return out
-
-    def __repr__(self) -> str:
-        items = ", ".join(f"{k}: {v!r}" for k, v in sorted(self.data.items()))
-        return f"RefVector(size={self.size}, dtype={self.dtype.name}, {{{items}}})"
+    def _dims(self) -> str:
+        return f"size={self.size}"
 
 
-@dataclass
-class RefMatrix:
+@dataclass(repr=False)
+class RefMatrix(Entries):
     """A sparse matrix as ``{(i, j): value}``.
 
     Examples
@@ -150,22 +171,6 @@ class RefMatrix:
     def ncols(self) -> int:
         return self.shape[1]
 
-    @property
-    def nvals(self) -> int:
-        return len(self.data)
-
-    def keys(self):
-        return self.data.keys()
-
-    def __getitem__(self, key):
-        return self.data[key]
-
-    def __contains__(self, key) -> bool:
-        return key in self.data
-
-    def get(self, key, default=None):
-        return self.data.get(key, default)
-
     def in_bounds(self, key) -> bool:
         i, j = key
         return 0 <= i < self.shape[0] and 0 <= j < self.shape[1]
@@ -192,16 +197,8 @@ class RefMatrix:
         """``{i: value}`` of column ``j`` in row order."""
         return {i: v for (i, c), v in sorted(self.data.items()) if c == j}
 
-    def to_dense(self, fill=0) -> np.ndarray:
-        """A dense NumPy array (``fill`` where no entry; AnyOf takes its first candidate)."""
-        out = np.full(self.shape, fill, dtype=self.dtype)
-        for k, v in self.data.items():
-            out[k] = getattr(v, "values", (v,))[0]
-        return out
-
-    def __repr__(self) -> str:
-        items = ", ".join(f"{k}: {v!r}" for k, v in sorted(self.data.items()))
-        return f"RefMatrix(shape={self.shape}, dtype={self.dtype.name}, {{{items}}})"
+    def _dims(self) -> str:
+        return f"shape={self.shape}"
 
 
 @dataclass

@@ -124,13 +124,22 @@ def mxv(A: RefMatrix, x: RefVector, semiring="plus_times", *, mask=None, accum=N
     """
     s = builtin.semiring(semiring, "reference.mxv")
     _check(A.shape[1] == x.size, "mxv: A.ncols != x.size")
-    types = s.types(A.dtype, x.dtype)
-    T = RefVector(A.shape[0], types[2])
-    for i, row in sorted(_rows(A).items()):
-        y = _semiring_dot(s, [(a, x.data[k]) for k, a in row if k in x.data], types)
+    T = _vector_product(s, _rows(A), x, A.shape[0], s.types(A.dtype, x.dtype), False)
+    return _finish(T, mask, accum, out, replace)
+
+
+def _vector_product(s, lines: dict, x: RefVector, n: int, types: tuple,
+                    x_left: bool) -> RefVector:
+    """``T[i] = add_k mul(line_i[k], x[k])`` over the lines of the matrix (rows for mxv;
+    columns for vxm, where ``x`` is the left operand)."""
+    T = RefVector(n, types[2])
+    for i, line in sorted(lines.items()):
+        pairs = [(x.data[k], a) if x_left else (a, x.data[k]) for k, a in line
+                 if k in x.data]
+        y = _semiring_dot(s, pairs, types)
         if y is not None:
             T.data[i] = y
-    return _finish(T, mask, accum, out, replace)
+    return T
 
 
 def vxm(x: RefVector, A: RefMatrix, semiring="plus_times", *, mask=None, accum=None,
@@ -138,13 +147,8 @@ def vxm(x: RefVector, A: RefMatrix, semiring="plus_times", *, mask=None, accum=N
     """``y[j] = add_k mul(x[k], A[k, j])`` over the k where both have an entry."""
     s = builtin.semiring(semiring, "reference.vxm")
     _check(A.shape[0] == x.size, "vxm: x.size != A.nrows")
-    types = s.types(x.dtype, A.dtype)
-    cols = _rows(A.transpose())
-    T = RefVector(A.shape[1], types[2])
-    for j, col in sorted(cols.items()):
-        y = _semiring_dot(s, [(x.data[k], a) for k, a in col if k in x.data], types)
-        if y is not None:
-            T.data[j] = y
+    T = _vector_product(s, _rows(A.transpose()), x, A.shape[1], s.types(x.dtype, A.dtype),
+                        True)
     return _finish(T, mask, accum, out, replace)
 
 
