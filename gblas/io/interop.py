@@ -136,7 +136,7 @@ def from_sparse(S):
     fill = np.asarray(S.fill_value)
     if fill.size != 1 or bool(fill != 0):
         raise bad_arg(InvalidValue, call, "S", "an array whose fill_value is 0",
-                      f"fill_value {S.fill_value!r}",
+                      f"fill_value {S.fill_value}",
                       "Missing gblas entries have no value; convert with "
                       "sparse.COO(S.coords, S.data, S.shape) (fill 0) first.")
     C = sparse.COO(S) if not isinstance(S, sparse.COO) else S
@@ -221,6 +221,8 @@ def from_networkx(G, weight: str | None = "weight", *, nodelist=None, dtype=None
     nodes = list(G) if nodelist is None else list(nodelist)
     if weight is None and dtype is None:
         dtype = np.int64
+    if not nodes:  # NetworkX refuses to build the matrix of no node
+        return Matrix.from_coo([], [], np.zeros(0, dtype or np.float64), shape=(0, 0)), nodes
     S = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=dtype,
                                  format="csr")
     return Matrix.from_scipy(S), nodes
@@ -280,8 +282,10 @@ def to_networkx(A, nodes=None, *, weight: str = "weight", directed: bool | None 
     G.add_nodes_from(labels)
     r, c, v = _host_coo(A)
     if not directed:
-        keep = r <= c
-        r, c, v = r[keep], c[keep], v[keep]
+        # every entry is an edge; where both (i, j) and (j, i) exist, the one with i <= j
+        # is added last and its value stays
+        order = np.argsort(r <= c, kind="stable")
+        r, c, v = r[order], c[order], v[order]
     lab = np.empty(n, dtype=object)
     lab[:] = labels
     if A.dtype == np.bool_:
