@@ -22,6 +22,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from ..exceptions import out_of_memory
+
 __all__ = ["dispatchable", "dispatcher"]
 
 
@@ -47,6 +49,18 @@ def dispatchable(func: Callable) -> Callable:
         hook = dispatcher(args, kwargs)
         if hook is not None:
             return hook(name, args, kwargs)
-        return func(*args, **kwargs)
+        # out of memory is an OutOfMemory naming this call, the bytes and the fix (NumPy's
+        # and CuPy's errors are MemoryErrors); after a derived format's build ran out (the
+        # Matrix records it, the planner then keeps CSR) the call runs once more
+        for attempt in (0, 1):
+            try:
+                return func(*args, **kwargs)
+            except MemoryError as exc:
+                if attempt or not getattr(exc, "retry", False):
+                    err = out_of_memory(name, exc)
+                    if err is exc:
+                        raise
+                    raise err from exc
+        raise AssertionError("unreachable")  # pragma: no cover
 
     return operation

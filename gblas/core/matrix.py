@@ -14,7 +14,13 @@ import numpy as np
 from .. import dtypes
 from .._device import check_device, cupy_module, device_of, is_cupy_array, to_numpy, xp_for
 from ..config import config
-from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, OutOfMemory, bad_arg
+from ..exceptions import (
+    DimensionMismatch,
+    InvalidObject,
+    InvalidValue,
+    bad_arg,
+    out_of_memory,
+)
 from ..formats import CSR, get_format_class
 from ..formats.hypersparse import MAX_EXPAND_ROWS, Hypersparse, expand_error
 from ..planner import admit_format
@@ -39,12 +45,13 @@ class Matrix:
     [2.0, 3.0, 1.0]
     """
 
-    __slots__ = ("_csr", "_cache", "_uses", "__weakref__")
+    __slots__ = ("_csr", "_cache", "_uses", "_failed", "__weakref__")
 
     def __init__(self, csr: CSR) -> None:
         self._csr = csr
         self._cache: dict = {}
         self._uses: dict = {}
+        self._failed: dict = {}  # format key -> why its build ran out of memory
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -106,6 +113,9 @@ class Matrix:
             raise bad_arg(InvalidValue, call, "rows", "unique (row, col) pairs (dup_op=None)",
                           "duplicates", "Pass dup_op='plus' (or another) to combine them."
                           ) from None
+        except MemoryError as exc:
+            raise out_of_memory(call, exc, what=f"the storage of {r.size:,} entries in a "
+                                f"{m:,} x {n:,} matrix") from exc
         if values is None and dtype is not None:
             csr = csr.astype(dtypes.lookup(dtype, call))
         return cls(csr)
@@ -185,7 +195,11 @@ class Matrix:
             raise bad_arg(DimensionMismatch, call, "S", "a 2-D sparse array",
                           f"shape {S.shape}", "Use Vector.from_scipy for a 1-D one.")
         dt = dtypes.lookup(dtype if dtype is not None else S.dtype, call)
-        return cls(CSR.from_scipy(S.astype(dt, copy=False)))
+        try:
+            return cls(CSR.from_scipy(S.astype(dt, copy=False)))
+        except MemoryError as exc:
+            raise out_of_memory(call, exc, what=f"the CSR of a {S.shape[0]:,} x "
+                                f"{S.shape[1]:,} matrix with {S.nnz:,} entries") from exc
 
     @classmethod
     def _from_cupyx(cls, S, dtype=None) -> Matrix:
@@ -319,11 +333,17 @@ class Matrix:
             try:
                 fmt = get_format_class(name).from_csr(base, **params)
             except MemoryError as exc:  # CuPy's OutOfMemoryError is a MemoryError
-                raise OutOfMemory(
+                err = out_of_memory(
                     f"building format {name!r} of a {self.shape[0]}x{self.shape[1]} matrix "
-                    f"with {self.nvals:,} entries ({base.nbytes / 2**20:.1f} MB in CSR) ran "
-                    f"out of {base.device} memory: {exc}. Free memory (A.clear_cache() drops "
-                    "derived formats) or keep CSR with gb.config(format='csr').") from exc
+                    f"with {self.nvals:,} entries ({base.nbytes / 2**20:.1f} MB in CSR)", exc,
+                    device=base.device, what="the format", fix="The planner keeps CSR for "
+                    "this matrix from now on (gb.explain shows why); free memory "
+                    "(A.clear_cache() drops derived formats) to let it build the format.")
+                # the planner reads the failure (build_failure) and falls back to CSR; an
+                # operation that ran into it runs again once (core/dispatch.py)
+                self._failed[key] = str(err).split(":", 1)[1].strip().split(". ")[0]
+                err.retry = True
+                raise err from exc
         used = sum(f.nbytes for f in self._cache.values())
         if admit_format(fmt.nbytes, used, config.current().memory_budget):
             self._cache[key] = fmt
@@ -342,16 +362,32 @@ class Matrix:
 
     def cache_state(self) -> tuple:
         """The keys of the cached formats, ``(name, transposed, params)``: a plan made on
-        one state holds while it is unchanged."""
-        return tuple(self._cache)
+        one state holds while it is unchanged (failed builds count, see
+        :meth:`build_failure`)."""
+        state = tuple(self._cache)
+        return state + (("failed", *self._failed),) if self._failed else state
+
+    def build_failure(self, name: str, *, transposed: bool = False, **params) -> str | None:
+        """Why building the format ``name`` (of the transpose) ran out of memory, or None
+        when it never did; the planner then keeps CSR.
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> gb.Matrix.from_coo([0], [1], shape=(2, 2)).build_failure("segmented") is None
+        True
+        """
+        return self._failed.get((name, transposed, tuple(sorted(params.items()))))
 
     def uses(self, name: str = "csr", *, transposed: bool = False) -> int:
         """How many times a call has used this format (a planner statistic)."""
         return sum(v for k, v in self._uses.items() if k[0] == name and k[1] == transposed)
 
     def clear_cache(self) -> None:
-        """Drop every derived format (they are rebuilt when needed)."""
+        """Drop every derived format (they are rebuilt when needed) and forget the builds
+        that ran out of memory (the planner may try them again)."""
         self._cache.clear()
+        self._failed.clear()
 
     def stats(self) -> dict:
         """Cached graph statistics (degrees) for the planner."""

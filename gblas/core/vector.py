@@ -14,7 +14,13 @@ import numpy as np
 from .. import dtypes
 from .._device import check_device, device_of, to_device, xp_for
 from ..backends.registry import VecData
-from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
+from ..exceptions import (
+    DimensionMismatch,
+    InvalidValue,
+    bad_arg,
+    check_alloc,
+    out_of_memory,
+)
 from ._check import as_index_array, check_index, check_size
 from .executor import array_kernel
 from .mask import Mask
@@ -206,7 +212,13 @@ class Vector:
             dtype = np.asarray(value).dtype
         dt = dtypes.lookup(dtype, call)
         xp = xp_for(check_device(device, call))
-        return cls(VecData(size, None, xp.full(size, value, dtype=dt), None), dt, device,
+        what = f"the values of {size:,} entries"
+        check_alloc(call, size * dt.itemsize, what, device)
+        try:
+            vals = xp.full(size, value, dtype=dt)
+        except MemoryError as exc:  # NumPy's or CuPy's
+            raise out_of_memory(call, exc, device=device, what=what) from exc
+        return cls(VecData(size, None, vals, None), dt, device,
                    owned=True)
 
     @classmethod
@@ -450,6 +462,11 @@ class Vector:
             return d
         if self._other is None:
             xp = xp_for(self._device)
+            check_alloc("Vector.dense_data", d.size * (self._dtype.itemsize + 1),
+                        f"the dense form of a Vector of size {d.size:,} with "
+                        f"{d.indices.shape[0]:,} entries", self._device,
+                        "Keep it sparse: operations on sparse Vectors work in O(entries) "
+                        "memory; use v.to_coo() rather than v.to_dense().")
             vals = xp.zeros(d.size, self._dtype)
             present = xp.zeros(d.size, bool)
             vals[d.indices] = d.values

@@ -24,6 +24,17 @@ from .base import FormatBase, register_format
 _SMALL_SORT = 1 << 14
 
 
+def _unsorted(rows: np.ndarray, cols: np.ndarray, key) -> bool:
+    """Whether COO entries are out of (row, col) order: by their linear keys, or by the
+    pairs when ``key`` is None (keys that would overflow int64)."""
+    if rows.size < 2:
+        return False
+    if key is not None:
+        return bool(np.any(key[1:] < key[:-1]))
+    r0, r1 = rows[:-1], rows[1:]
+    return bool(np.any((r1 < r0) | ((r1 == r0) & (cols[1:] < cols[:-1]))))
+
+
 def _sorted_csr(rows: np.ndarray, cols: np.ndarray, m: int):
     """``(order, sorted cols, indptr, duplicates)`` of unsorted COO entries, by a
     linear-time Numba counting sort (compiled on first use); None for small inputs (the
@@ -103,8 +114,11 @@ class CSR(FormatBase):
         m, n = int(shape[0]), int(shape[1])
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)
-        key = rows * max(n, 1) + cols
-        unsorted = bool(key.size and np.any(key[1:] < key[:-1]))
+        # linear keys row * ncols + col while they fit in int64; beyond (nrows * ncols >=
+        # 2**63, e.g. a hypersparse 2**40 x 2**40 matrix) the pairs are compared directly
+        wide = m * max(n, 1) > np.iinfo(np.int64).max
+        key = None if wide else rows * max(n, 1) + cols
+        unsorted = _unsorted(rows, cols, key)
         fast = _sorted_csr(rows, cols, m) if unsorted else None
         if fast is not None:
             order, cols, indptr, dups = fast
@@ -114,17 +128,21 @@ class CSR(FormatBase):
                 return cls._assemble((m, n), indptr.astype(dtypes.index_dtype(cols.size)),
                                      cols.astype(dtypes.index_dtype(n)), values, iso_value)
             rows = np.repeat(np.arange(m, dtype=np.int64), np.diff(indptr))
-            key = rows * max(n, 1) + cols
+            key = None if wide else rows * max(n, 1) + cols
         elif unsorted:
-            order = np.argsort(key, kind="stable")
-            key = key[order]
+            order = np.lexsort((cols, rows)) if wide else np.argsort(key, kind="stable")
             rows, cols = rows[order], cols[order]
+            key = None if wide else key[order]
             if values is not None:
                 values = np.asarray(values)[order]
-        if key.size > 1:
-            first = np.empty(key.size, dtype=bool)
+        if rows.size > 1:
+            first = np.empty(rows.size, dtype=bool)
             first[0] = True
-            np.not_equal(key[1:], key[:-1], out=first[1:])
+            if wide:
+                np.not_equal(rows[1:], rows[:-1], out=first[1:])
+                first[1:] |= cols[1:] != cols[:-1]
+            else:
+                np.not_equal(key[1:], key[:-1], out=first[1:])
             if not first.all():
                 if dup_op is None:
                     raise InvalidObject("duplicate entries need a dup_op to combine them")
@@ -132,7 +150,7 @@ class CSR(FormatBase):
                     iso_value, (bool, np.bool_)
                 ) and getattr(dup_op, "code", None) not in _IDEMPOTENT:
                     # iso duplicates that combine to a new value: store the values
-                    values = np.full(key.size, iso_value)
+                    values = np.full(rows.size, iso_value)
                 starts = np.flatnonzero(first)
                 rows, cols = rows[starts], cols[starts]
                 if values is not None:
@@ -325,15 +343,18 @@ def reduce_groups(op, values: np.ndarray, starts: np.ndarray) -> np.ndarray:
         ends = np.append(starts[1:], values.size) - 1
         return values[ends]
     f = op.numba(dt)
-    return _reduce_groups_numba(f, values, starts, op.output_dtype(dt))
+    # the result keeps the entries' dtype (GraphBLAS casts dup's output to the matrix's
+    # type): an operator returning bool must not turn the other entries into bools
+    return _reduce_groups_numba(f, values, starts, dt)
 
 
 def _reduce_groups_numba(f, values, starts, out_dt):
+    # each combination is cast back to the entries' dtype before the next one
     out = np.empty(starts.size, dtype=out_dt)
     ends = np.append(starts[1:], values.size)
     for g in range(starts.size):
         acc = values[starts[g]]
         for k in range(starts[g] + 1, ends[g]):
-            acc = f(acc, values[k])
+            acc = out_dt.type(f(acc, values[k]))
         out[g] = acc
     return out

@@ -127,6 +127,10 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
         fmt, why, more, estimate = choose_pull_format(
             A, pull_csr_transposed, device, T.itemsize, R.itemsize + 1, allowed_frac,
             settings.memory_budget, cost.gpu_fold(semiring.add, R), settings.expected_uses)
+        failed = None if fmt == "csr" else A.build_failure(fmt, transposed=pull_csr_transposed)
+        if failed is not None:  # its build ran out of memory before: CSR needs none
+            why = f"csr: {fmt} fell back to csr ({failed})"
+            fmt, estimate = "csr", None
         reason += "; " + why
         details.update(more)
     variant = direction
