@@ -160,8 +160,10 @@ def out_of_memory(call: str, cause: BaseException | None = None, *,
         device = "gpu"
     if nbytes is None:
         nbytes = requested_bytes(cause)
-    asked = (f" ({nbytes:,} bytes = {_human(nbytes)})" if nbytes is not None
-             else " (size not reported)")
+    if nbytes is None:
+        asked = " (size not reported)"
+    else:
+        asked = f" ({nbytes:,} bytes" + (f" = {_human(nbytes)})" if nbytes >= 1024 else ")")
     where = "GPU" if device == "gpu" else "host"
     msg = f"{call}: not enough {where} memory for {what}{asked}."
     if cause is not None and not isinstance(cause, GraphBLASError):

@@ -337,7 +337,8 @@ class Matrix:
                     f"building format {name!r} of a {self.shape[0]}x{self.shape[1]} matrix "
                     f"with {self.nvals:,} entries ({base.nbytes / 2**20:.1f} MB in CSR)", exc,
                     device=base.device, what="the format", fix="The planner keeps CSR for "
-                    "this matrix from now on (gb.explain shows why); free memory "
+                    "this matrix from now on (gb.explain shows why); where the format is "
+                    "pinned, pin gb.config(format='csr') instead; free memory "
                     "(A.clear_cache() drops derived formats) to let it build the format.")
                 # the planner reads the failure (build_failure) and falls back to CSR; an
                 # operation that ran into it runs again once (core/dispatch.py)
