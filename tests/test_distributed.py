@@ -106,6 +106,12 @@ def test_bad_grids(grid, what):
     assert what in str(e.value)
 
 
+def test_scatter_needs_one_worker_per_segment(client):
+    with pytest.raises(gb.InvalidValue, match="one worker per segment"):
+        gb.distributed.scatter_vector(client, gb.Vector.from_dense([1.0, 2.0, 3.0]),
+                                      split_bounds(3, 2), ["w0"])
+
+
 def test_distribute_needs_a_client():
     A = gb.Matrix.from_coo([0], [1], shape=(2, 2))
     with pytest.raises(gb.InvalidObject, match="argument `client` expected a dask"):
@@ -176,9 +182,10 @@ def test_products_match_single_process(client, data):
         return f(*args, sem, mask=mask, accum=accum, out=o, replace=replace)
 
     def dist():
+        parts = 2 if nin >= 2 else 1  # cut otherwise than the grid: re-cut by tasks
         xx = x if xd == "local" else gb.distributed.scatter_vector(
-            client, x, split_bounds(nin, 2 if nin >= 2 else 1),
-            list(D.grid.workers[:2 if nin >= 2 else 1]))
+            client, x, split_bounds(nin, parts),
+            sorted(client.scheduler_info()["workers"])[:parts])
         o = None if out is None else D.vector(out.dup(), over="rows") if (
             not left and op == "mxv") else out.dup()
         args = (xx, Dop) if left else (Dop, xx)

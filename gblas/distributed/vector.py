@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..exceptions import DimensionMismatch, bad_arg
+from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
 from . import exchange
 from .checkpoint import scatter
 
@@ -163,6 +163,9 @@ def scatter_vector(client, vec, bounds: np.ndarray, owners: list,
     if vec.size != int(bounds[-1]):
         raise bad_arg(DimensionMismatch, "distribute", "x", f"a Vector of size "
                       f"{int(bounds[-1])}", f"size {vec.size}")
+    if len(owners) != len(bounds) - 1:
+        raise bad_arg(InvalidValue, "distribute", "owners", f"one worker per segment "
+                      f"({len(bounds) - 1})", f"{len(owners)} workers")
     parts = []
     for k, w in enumerate(owners):
         seg = exchange.cut(vec, int(bounds[k]), int(bounds[k + 1]))
