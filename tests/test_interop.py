@@ -254,9 +254,25 @@ def test_vector_from_scipy_sums_duplicates_and_keeps_explicit_zeros():
 
 
 # ------------------------------------------------------------ device COO (CPU checks)
-@given(data=st.data(), dt=st.sampled_from(["int8", "int64", "uint16", "float64", "float32"]),
-       op=st.sampled_from(["plus", "min", "max", "first", "second", "any", "times"]))
+COO_CASE = dict(data=st.data(),
+                dt=st.sampled_from(["int8", "int64", "uint16", "float64", "float32"]),
+                op=st.sampled_from(["plus", "min", "max", "first", "second", "any", "times"]))
+
+
+@given(**COO_CASE)
 def test_device_coo_assembly_matches_the_cpu_build(data, dt, op):
+    _check_coo_assembly(np, data, dt, op)
+
+
+@pytest.mark.gpu
+@given(**COO_CASE)
+def test_gpu_coo_assembly_matches_the_cpu_build(data, dt, op):
+    import cupy
+
+    _check_coo_assembly(cupy, data, dt, op)
+
+
+def _check_coo_assembly(xp, data, dt, op):
     m = data.draw(st.integers(0, 6))
     n = data.draw(st.integers(1, 6))
     k = data.draw(st.integers(0, 25)) if m else 0
@@ -267,7 +283,11 @@ def test_device_coo_assembly_matches_the_cpu_build(data, dt, op):
     vals = np.array(data.draw(st.lists(st.integers(-100, 100), min_size=k, max_size=k)))
     vals = vals.astype(dt)
     bop = binary_op(op, "test", "dup_op")
-    indptr, indices, values = csr_arrays_from_coo(np, rows, cols, vals, (m, n), bop)
+    indptr, indices, values = csr_arrays_from_coo(xp, xp.asarray(rows), xp.asarray(cols),
+                                                  xp.asarray(vals), (m, n), bop)
+    assert type(indptr) is type(xp.zeros(1)) and type(values) is type(xp.zeros(1))
+    if xp is not np:
+        indptr, indices, values = indptr.get(), indices.get(), values.get()
     want = CSR.from_coo(rows, cols, vals, (m, n), dup_op=bop)
     np.testing.assert_array_equal(indptr, want.indptr)
     np.testing.assert_array_equal(indices, want.indices)
@@ -282,8 +302,9 @@ def test_device_coo_assembly_iso_and_duplicates_refused():
     r, c = np.array([1, 0, 1]), np.array([0, 0, 0])
     p, i, v = csr_arrays_from_coo(np, r, c, None, (2, 1), "plus", iso_value=np.int64(3))
     assert p.tolist() == [0, 1, 2] and v.tolist() == [3, 6]
-    p, i, v = csr_arrays_from_coo(np, r, c, None, (2, 1), "plus", iso_value=True)
-    assert v is None and i.tolist() == [0, 0]
+    for pattern in (True, None):
+        p, i, v = csr_arrays_from_coo(np, r, c, None, (2, 1), "plus", iso_value=pattern)
+        assert v is None and i.tolist() == [0, 0] and p.tolist() == [0, 1, 2]
     with pytest.raises(DuplicateEntries):
         csr_arrays_from_coo(np, r, c, np.ones(3), (2, 1), None)
 

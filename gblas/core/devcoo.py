@@ -92,8 +92,9 @@ def csr_arrays_from_coo(xp, rows, cols, values, shape, dup_op="plus", iso_value=
     dup_op : str, BinaryOp or None
         How duplicates combine; None raises :class:`DuplicateEntries` when there are any.
     iso_value : scalar, optional
-        The value of every entry when ``values`` is None.  When duplicates combine to a
-        new value (``plus`` of an iso value other than ``True``), the values are stored.
+        The value of every entry when ``values`` is None (None or True: a pattern).
+        When duplicates combine to a new value (``plus`` of an iso value other than
+        ``True``), the values are stored.
 
     Returns
     -------
@@ -130,7 +131,8 @@ def csr_arrays_from_coo(xp, rows, cols, values, shape, dup_op="plus", iso_value=
             if dup_op is None:
                 raise DuplicateEntries
             starts = xp.flatnonzero(first)
-            if values is None and not isinstance(iso_value, (bool, np.bool_)) \
+            if values is None and iso_value is not None \
+                    and not isinstance(iso_value, (bool, np.bool_)) \
                     and _op_code(dup_op) not in ("first", "second", "any", "min", "max",
                                                   "lor", "land"):
                 values = xp.full(nnz, iso_value)
