@@ -316,6 +316,16 @@ def saxpy(A: Any, B: Any, mask: MatMask | None, semiring: Any, types: tuple) -> 
     -------
     CSRData
         Of dtype R, column indices sorted within rows.
+
+    Examples
+    --------
+    >>> from gblas.formats import CSR
+    >>> from gblas.semirings import semiring
+    >>> A = CSR.from_coo(np.array([0, 1]), np.array([1, 0]), np.array([2.0, 3.0]), (2, 2))
+    >>> s = semiring("plus_times")
+    >>> C = saxpy(A, A, None, s, s.types(np.dtype("f8"), np.dtype("f8")))
+    >>> C.indptr.tolist(), C.indices.tolist(), C.values.tolist()
+    ([0, 1, 2], [0, 1], [6.0, 6.0])
     """
     R = np.dtype(types[2])
     m, p = int(A.shape[0]), int(B.shape[1])
@@ -488,6 +498,17 @@ def dot(A: Any, BT: Any, mask: MatMask, semiring: Any, types: tuple) -> CSRData:
     -------
     CSRData
         Of dtype R; its pattern is the allowed mask entries with at least one common k.
+
+    Examples
+    --------
+    >>> from gblas.formats import CSR
+    >>> from gblas.semirings import semiring
+    >>> A = CSR.from_coo(np.array([0, 1]), np.array([1, 0]), np.array([2.0, 3.0]), (2, 2))
+    >>> mask = MatMask(np.array([0, 2, 2]), np.array([0, 1]), None, True, False)
+    >>> s = semiring("plus_times")
+    >>> C = dot(A, A.transpose(), mask, s, s.types(np.dtype("f8"), np.dtype("f8")))
+    >>> C.indptr.tolist(), C.indices.tolist(), C.values.tolist()
+    ([0, 1, 1], [0], [6.0])
     """
     if mask is None or mask.complement:
         raise ValueError("mxm dot kernel: needs a non-complemented mask (use saxpy otherwise)")

@@ -99,6 +99,18 @@ def pull(A: Any, x: VecData, allow: Any, semiring: Any, types: tuple) -> VecData
     VecData
         Dense, values of dtype R; ``present`` False for skipped rows and rows without a
         product.
+
+    Examples
+    --------
+    >>> from gblas.formats import CSR
+    >>> from gblas.semirings import semiring
+    >>> A = CSR.from_coo(np.array([0, 0, 1]), np.array([0, 1, 1]),
+    ...                  np.array([1.0, 2.0, 3.0]), (3, 2))
+    >>> s = semiring("plus_times")
+    >>> y = pull(A, VecData(2, None, np.array([10.0, 1.0])), None, s,
+    ...          s.types(np.dtype("f8"), np.dtype("f8")))
+    >>> y.values[y.present].tolist(), y.present.tolist()
+    ([12.0, 3.0], [True, True, False])
     """
     m = int(A.shape[0])
     out, present, xv, xp, xall = pull_operands(m, x, types[2])
@@ -306,6 +318,18 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
         Sparse (int64 sorted indices) when the work was small enough to run sequentially
         or at most 1/``SPARSE_RESULT_SHARE`` of the rows got an entry, dense (``present``
         flags) otherwise; values of dtype R.
+
+    Examples
+    --------
+    >>> from gblas.formats import CSR
+    >>> from gblas.semirings import semiring
+    >>> AT = CSR.from_coo(np.array([0, 1, 1]), np.array([0, 0, 1]),
+    ...                   np.array([1.0, 2.0, 3.0]), (2, 3))     # A' of the pull example
+    >>> s = semiring("min_plus")
+    >>> y = push(AT, VecData(2, np.array([1]), np.array([1.0])), None, s,
+    ...          s.types(np.dtype("f8"), np.dtype("f8")), 3)
+    >>> y.indices.tolist(), y.values.tolist()
+    ([0, 1], [3.0, 4.0])
     """
     R = np.dtype(types[2])
     nrows = int(nrows)

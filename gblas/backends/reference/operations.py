@@ -144,7 +144,14 @@ def _vector_product(s, lines: dict, x: RefVector, n: int, types: tuple,
 
 def vxm(x: RefVector, A: RefMatrix, semiring="plus_times", *, mask=None, accum=None,
         out=None, replace=False) -> RefVector:
-    """``y[j] = add_k mul(x[k], A[k, j])`` over the k where both have an entry."""
+    """``y[j] = add_k mul(x[k], A[k, j])`` over the k where both have an entry.
+
+    Examples
+    --------
+    >>> A = RefMatrix.from_dict((2, 2), {(0, 1): 2, (1, 1): 3}, "int64")
+    >>> vxm(RefVector.from_dict(2, {0: 10}, "int64"), A).data
+    {1: np.int64(20)}
+    """
     s = builtin.semiring(semiring, "reference.vxm")
     _check(A.shape[0] == x.size, "vxm: x.size != A.nrows")
     T = _vector_product(s, _rows(A.transpose()), x, A.shape[1], s.types(x.dtype, A.dtype),
@@ -154,7 +161,14 @@ def vxm(x: RefVector, A: RefMatrix, semiring="plus_times", *, mask=None, accum=N
 
 def mxm(A: RefMatrix, B: RefMatrix, semiring="plus_times", *, mask=None, accum=None,
         out=None, replace=False) -> RefMatrix:
-    """``C[i, j] = add_k mul(A[i, k], B[k, j])`` over the k where both have an entry."""
+    """``C[i, j] = add_k mul(A[i, k], B[k, j])`` over the k where both have an entry.
+
+    Examples
+    --------
+    >>> A = RefMatrix.from_dict((2, 2), {(0, 1): 2, (1, 0): 3}, "int64")
+    >>> mxm(A, A, "min_plus").data
+    {(0, 0): np.int64(5), (1, 1): np.int64(5)}
+    """
     s = builtin.semiring(semiring, "reference.mxm")
     _check(A.shape[1] == B.shape[0], "mxm: A.ncols != B.nrows")
     types = s.types(A.dtype, B.dtype)
@@ -202,7 +216,14 @@ def ewise_add(u, v, op="plus", *, mask=None, accum=None, out=None, replace=False
 
 
 def ewise_mult(u, v, op="times", *, mask=None, accum=None, out=None, replace=False):
-    """Intersection of patterns: ``op(u, v)`` where both have an entry."""
+    """Intersection of patterns: ``op(u, v)`` where both have an entry.
+
+    Examples
+    --------
+    >>> u = RefVector.from_dict(3, {0: 2, 1: 3}, "int64")
+    >>> ewise_mult(u, RefVector.from_dict(3, {1: 4, 2: 5}, "int64")).data
+    {1: np.int64(12)}
+    """
     return _finish(_ewise(u, v, op, False, "ewise_mult"), mask, accum, out, replace)
 
 
@@ -428,5 +449,11 @@ def assign(out, value, *index, mask=None, accum=None, replace=False):
 
 
 def transpose(A: RefMatrix, *, mask=None, accum=None, out=None, replace=False) -> RefMatrix:
-    """``A'`` written back through mask and accum."""
+    """``A'`` written back through mask and accum.
+
+    Examples
+    --------
+    >>> transpose(RefMatrix.from_dict((1, 2), {(0, 1): 7}, "int8")).data
+    {(1, 0): np.int8(7)}
+    """
     return _finish(A.transpose(), mask, accum, out, replace)
