@@ -484,3 +484,89 @@ def test_gpu_generator_steps_on_the_cpu(monkeypatch, dtype, weights, symmetric):
     assert abs(A.nvals - local.nvals) < 0.05 * local.nvals
     assert A.isequal(A.T) == symmetric or not symmetric
     assert gb.reduce(gb.select(A, "diag")).item() == 0  # no self loops
+
+
+# --------------------------------------------------------------- the NCCL tier's logic
+
+class _FakeComm:
+    """The collectives of ``nccl._Comm`` over threads and NumPy arrays."""
+
+    groups: dict = {}
+
+    def __init__(self, p, uid, rank):
+        import threading
+
+        self.g = _FakeComm.groups.setdefault(uid, {"barrier": threading.Barrier(p),
+                                                    "slots": [None] * p})
+        self.p, self.rank, self.seconds, self.bytes = p, rank, 0.0, 0
+
+    def _all(self, arr):
+        self.g["slots"][self.rank] = arr.copy()
+        self.g["barrier"].wait()
+        got = list(self.g["slots"])
+        self.g["barrier"].wait()
+        return got
+
+    def _fold(self, got, op):
+        return np.sum(got, axis=0) if op == "sum" else np.maximum.reduce(got)
+
+    def reduce_scatter(self, send, recv, op="sum"):
+        total = self._fold(self._all(send), op)
+        recv[:] = total[self.rank * recv.size:(self.rank + 1) * recv.size]
+
+    def all_gather(self, send, recv):
+        recv[:] = np.concatenate(self._all(send))
+
+    def all_reduce(self, buf, op="sum"):
+        buf[:] = self._fold(self._all(buf), op)
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """CuPy replaced by NumPy and NCCL by threads: the tier's arithmetic on the CPU."""
+    import types
+
+    from gblas.distributed import nccl
+
+    shim = types.ModuleType("cupy")
+    shim.__getattr__ = lambda name: getattr(np, name)
+    shim.asnumpy = np.asarray
+    shim.cuda = types.SimpleNamespace(Device=lambda *a: types.SimpleNamespace(
+        synchronize=lambda: None))
+    monkeypatch.setitem(sys.modules, "cupy", shim)
+    monkeypatch.setattr(nccl, "_Comm", _FakeComm)
+    return nccl
+
+
+@pytest.mark.parametrize("grid", [(1, 1), (1, 2), (2, 2)])
+def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gblas.distributed.matrix import _block
+
+    nccl = fake_gpu
+    A = gb.io.kronecker(7, 8, seed=2, dtype=None)
+    n = A.shape[0]
+    rb, cb = split_bounds(n, grid[0]), split_bounds(n, grid[1])
+    cells = [(i, j) for i in range(grid[0]) for j in range(grid[1])]
+    p = len(cells)
+
+    def ranks(func, *args):
+        uid = object()
+        with ThreadPoolExecutor(p) as ex:
+            futs = [ex.submit(func, _block(A, int(rb[i]), int(rb[i + 1]), int(cb[j]),
+                                           int(cb[j + 1])), k, p, uid, int(rb[i]),
+                              int(rb[i + 1]), int(cb[j]), int(cb[j + 1]), *args)
+                    for k, (i, j) in enumerate(cells)]
+            return [f.result(timeout=120) for f in futs]
+
+    res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True)
+    r = np.zeros(n)
+    for x in res:
+        r[x["lo"]:x["lo"] + x["ranks"].size] = x["ranks"]
+    np.testing.assert_allclose(r, gb.algorithms.pagerank(A, tol=1e-9).to_dense(), atol=1e-9)
+    st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
+    assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
+    lv = ranks(nccl._bfs_rank, n, 0)[0]["levels"]
+    want = gb.algorithms.bfs(A, 0).to_dense(fill=-1)
+    np.testing.assert_array_equal(lv, want)
