@@ -9,15 +9,16 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e ".[test,bench,dev,plot]"
+	$(PY) -m pip install -q -e ".[test,bench,dev,plot,distributed]"
 	touch $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/gblas demo
 
 DOCTEST_PATHS := gblas/core gblas/algorithms gblas/semirings gblas/planner gblas/io \
-	gblas/formats/csr.py gblas/csgraph gblas/dtypes.py gblas/exceptions.py gblas/config.py \
-	gblas/warmup.py gblas/backends/cpu/jitcache.py gblas/nx gblas/hardware.py gblas/commands
+	gblas/formats gblas/csgraph gblas/dtypes.py gblas/exceptions.py gblas/config.py \
+	gblas/warmup.py gblas/backends/cpu gblas/backends/reference gblas/nx gblas/commands \
+	gblas/hardware.py gblas/analysis gblas/distributed gblas/testing
 
 test: $(STAMP)
 	$(PY) -m pytest -q -m "not gpu" tests
