@@ -131,7 +131,8 @@ def _rmse(E) -> float:
 
 def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 0.05,
                             max_iter: int = 100, seed: int = 0, holdout=0.1,
-                            tol: float = 0.0, progress: bool = False) -> CFResult:
+                            tol: float = 0.0, progress: bool = False, callback=None,
+                            resume=None) -> CFResult:
     """Factor a ratings matrix ``R ~ U V'`` by gradient descent (Cagra's CF benchmark).
 
     Parameters
@@ -160,6 +161,15 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     progress : bool, default False
         Report every iteration's RMSE on stderr; the final line gives the iteration
         count (also in ``result.iterations``).
+    callback : callable, optional
+        Called after every iteration with a
+        :class:`~gblas.algorithms.checkpoint.IterationState` (``iteration``, ``delta``:
+        the training RMSE, ``converged``: the ``tol`` rule met, ``checkpoint()``);
+        returning ``False`` stops the run, which returns the current factors.
+    resume : Checkpoint, optional
+        A ``state.checkpoint()`` of a run on the same ratings with the same arguments:
+        the descent goes on from there and gives the uninterrupted run's factors and
+        RMSE histories.
 
     Returns
     -------
@@ -187,9 +197,23 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     >>> U, V = res
     >>> U.shape, V.shape, bool(res.rmse[-1] < res.rmse[0] / 2)
     ((60, 3), (40, 3), True)
+
+    Twenty iterations, then thirty more from the checkpoint:
+
+    >>> saved = []
+    >>> def twenty(state):
+    ...     saved.append(state.checkpoint())
+    ...     return state.iteration < 20
+    >>> _ = gb.algorithms.collaborative_filtering(R, rank=3, max_iter=50, callback=twenty)
+    >>> again = gb.algorithms.collaborative_filtering(R, rank=3, max_iter=50, resume=saved[-1])
+    >>> [bool(np.array_equal(a, b)) for a, b in zip(again, res)], again.iterations
+    ([True, True], 50)
+    >>> bool(np.array_equal(again.rmse, res.rmse))
+    True
     """
     from .._device import to_numpy
     from ..core import Matrix, apply, ewise_add, mxm, reduce
+    from .checkpoint import IterationState, check_callback, check_resume, keep_going
     from .common import diag
 
     call = "collaborative_filtering"
@@ -208,6 +232,16 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     reg = _number(reg, call, "reg", 0.0, strict=False)
     tol = _number(tol, call, "tol", 0.0, strict=False)
     check_no_nan(R, call, "R")
+    if R.nvals == 0:
+        raise bad_arg(InvalidValue, call, "R", "a ratings Matrix with at least one rating",
+                      f"an empty {R.shape[0]} x {R.shape[1]} Matrix",
+                      "There is nothing to factor: add ratings first.")
+    check_callback(callback, call)
+    params = {"shape": list(R.shape), "nvals": R.nvals, "rank": int(rank), "lr": lr,
+              "reg": reg, "max_iter": int(max_iter), "seed": int(seed), "tol": tol,
+              "holdout": (f"Matrix with {holdout.nvals} entries"
+                          if isinstance(holdout, Matrix) else repr(holdout))}
+    start = check_resume(resume, call, params, call)
     if R.dtype != np.float64:
         R = R.dup(np.float64)
     m, n = R.shape
@@ -239,8 +273,18 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     test_hist = [_rmse(_errors(test, U, V)) * scale] if test is not None else []
     shrink = 1.0 - lr * reg
     it = 0
+    if start is not None:
+        # U, V and the histories after iteration k: the descent goes on with k + 1
+        it = start.iteration
+        U = Matrix.from_dense(start.arrays["U"]).to(device)
+        V = Matrix.from_dense(start.arrays["V"]).to(device)
+        E = _errors(train, U, V)
+        train_hist = [float(x) for x in start.values["train_rmse"]]
+        test_hist = [float(x) for x in start.values["rmse"]]
+    done = start is not None and bool(start.values["converged"])
+    first, last = it + 1, (it if done else max_iter)
     with Progress(call, enabled=progress, total=max_iter) as report:
-        for it in range(1, max_iter + 1):
+        for it in range(first, last + 1):
             # gU = diag(1/du) (E plus.times V); gV = diag(1/di) (E' plus.times U)
             gU = mxm(Du, mxm(E, V, "plus_times"), "plus_times")
             gV = mxm(Di, mxm(E.T, U, "plus_times"), "plus_times")
@@ -253,7 +297,12 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
                 test_hist.append(_rmse(_errors(test, U, V)) * scale)
             held = f", held-out {test_hist[-1]:.4f}" if test_hist else ""
             report.update(it, f"rmse {train_hist[-1]:.4f}{held}")
-            if tol and train_hist[-2] - train_hist[-1] < tol:
+            converged = bool(tol and train_hist[-2] - train_hist[-1] < tol)
+            if callback is not None and not keep_going(callback, IterationState(
+                    call, it, train_hist[-1], converged,
+                    _saver(it, U, V, train_hist, test_hist, converged, params))):
+                break
+            if converged:
                 break
         report.close(f"{it} iterations, rmse {train_hist[-1]:.4f}"
                      + (f", held-out {test_hist[-1]:.4f}" if test_hist else ""))
@@ -261,6 +310,17 @@ def collaborative_filtering(R, rank: int = 16, *, lr: float = 0.5, reg: float = 
     Uh = to_numpy(U.to_dense()) * np.sqrt(scale)
     Vh = to_numpy(V.to_dense()) * np.sqrt(scale)
     return CFResult(Uh, Vh, test_hist, train_hist, it)
+
+
+def _saver(it: int, U, V, train_hist: list, test_hist: list, converged: bool,
+           params: dict):
+    """The checkpoint maker of iteration ``it``."""
+    from .checkpoint import Checkpoint, host
+
+    return lambda: Checkpoint(
+        "collaborative_filtering", it, {"U": host(U.to_dense()), "V": host(V.to_dense())},
+        {"train_rmse": list(train_hist), "rmse": list(test_hist), "converged": converged},
+        params)
 
 
 def _pattern_f64(R):

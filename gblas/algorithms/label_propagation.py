@@ -32,6 +32,14 @@ import numpy as np
 
 from ..exceptions import InvalidValue, bad_arg
 from ._progress import Progress
+from .checkpoint import (
+    Checkpoint,
+    IterationState,
+    check_callback,
+    check_resume,
+    host,
+    keep_going,
+)
 from .common import square_matrix, undirected, vertex_ids
 
 __all__ = ["label_propagation"]
@@ -90,7 +98,7 @@ def _coloring(M, seed: int):
 
 
 def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous",
-                      seed: int = 0, progress: bool = False):
+                      seed: int = 0, progress: bool = False, callback=None, resume=None):
     """Community labels by label propagation (most frequent neighbour label).
 
     Parameters
@@ -111,6 +119,15 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
     progress : bool, default False
         Report every sweep/iteration on stderr; the final line gives their count and
         whether the labels converged.
+    callback : callable, optional
+        Called after every sweep/iteration with a
+        :class:`~gblas.algorithms.checkpoint.IterationState` (``iteration``, ``delta``:
+        the labels changed, ``converged``, ``checkpoint()``); returning ``False`` stops
+        the run, which returns the current labels.
+    resume : Checkpoint, optional
+        A ``state.checkpoint()`` of a run on the same graph with the same ``max_iter``,
+        ``method`` and ``seed``: the sweeps go on from there and give the uninterrupted
+        run's labels.
 
     Returns
     -------
@@ -135,6 +152,16 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
     >>> A = gb.Matrix.from_coo(r + c, c + r, shape=(8, 8))
     >>> gb.algorithms.label_propagation(A).to_dense().tolist()
     [0, 0, 0, 0, 4, 4, 4, 4]
+
+    One sweep, then the rest from its checkpoint:
+
+    >>> saved = []
+    >>> def one(state):
+    ...     saved.append(state.checkpoint())
+    ...     return False
+    >>> _ = gb.algorithms.label_propagation(A, callback=one)
+    >>> gb.algorithms.label_propagation(A, resume=saved[0]).to_dense().tolist()
+    [0, 0, 0, 0, 4, 4, 4, 4]
     """
     from .._device import to_numpy
     from ..core import Vector, apply, assign, ewise_mult, reduce, select
@@ -150,6 +177,10 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
                       repr(method))
     n = A.shape[0]
     device = A.device
+    check_callback(callback, call)
+    params = {"n": n, "nvals": A.nvals, "max_iter": int(max_iter), "method": method,
+              "seed": int(seed)}
+    start = check_resume(resume, call, params, call)
     labels = vertex_ids(n, device)
     if n == 0 or A.nvals == 0:
         return labels
@@ -157,13 +188,28 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
     M = undirected(A, np.int64, no_diagonal=True, multiplicity=True)
     plan = _plan(A, max_iter, method=method)
     if plan.kernel:
-        return _compiled(M, plan, max_iter, method, seed, progress)
+        return _compiled(M, plan, max_iter, method, seed, progress, callback, start,
+                         params)
     ids_diag = diag(vertex_ids(n, device))
     converged = False
-    it = 0
+    it = first = 0
+    if start is not None:
+        labels = Vector.from_dense(start.arrays["labels"]).to(device)
+        it, converged = start.iteration, bool(start.values["converged"])
+        if converged or it >= max_iter:
+            return labels
+    first = it + 1
+
+    def stop(it: int, nchanged: int, converged: bool) -> bool:
+        """Whether the callback stops the run after sweep ``it``."""
+        if callback is None:
+            return False
+        saved = _saver(it, lambda: labels.to_dense(), converged, params)
+        return not keep_going(callback, IterationState(call, it, nchanged, converged, saved))
+
     with Progress(f"{call} ({method})", enabled=progress, total=max_iter) as report:
         if method == "synchronous":
-            for it in range(1, max_iter + 1):
+            for it in range(first, max_iter + 1):
                 lab = to_numpy(labels.to_dense())
                 best, _ = _best_labels(M, _one_hot(lab, None, n, device), ids_diag)
                 # d = best != l: the vertices whose label changes
@@ -172,8 +218,8 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
                 # l<best> = best (vertices without neighbours keep theirs)
                 apply(best, "identity", mask=best.S, out=labels)
                 report.update(it, f"{nchanged:,} labels changed")
-                if nchanged == 0:
-                    converged = True
+                converged = nchanged == 0
+                if stop(it, nchanged, converged) or converged:
                     break
         else:
             classes = _coloring(M, seed)
@@ -181,7 +227,7 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
 
             # Mc = M(class, :): the rows of every independent set
             parts = [(rows, extract(M, rows, None)) for rows in classes if rows.size]
-            for it in range(1, max_iter + 1):
+            for it in range(first, max_iter + 1):
                 nchanged = 0
                 for rows, Mc in parts:
                     lab = to_numpy(labels.to_dense())
@@ -199,8 +245,8 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
                     # l(class) = best (accum "second": rows without neighbours keep theirs)
                     assign(labels, best, rows, accum="second")
                 report.update(it, f"{nchanged:,} labels changed, {len(parts)} classes")
-                if nchanged == 0:
-                    converged = True
+                converged = nchanged == 0
+                if stop(it, nchanged, converged) or converged:
                     break
         report.close(f"{it} {'sweeps' if method != 'synchronous' else 'iterations'}, "
                      f"{'converged' if converged else 'not converged'}")
@@ -220,13 +266,24 @@ def _plan(A, max_iter: int = 100, *, method: str = "semi-synchronous", seed: int
 label_propagation.__gblas_plan__ = _plan
 
 
-def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool):
-    """The same sweeps and coloring as the products, by the plan's compiled kernels."""
+def _saver(it: int, labels, converged: bool, params: dict):
+    """The checkpoint maker of sweep ``it`` (``labels()`` gives the labels)."""
+    return lambda: Checkpoint("label_propagation", it, {"labels": host(labels())},
+                              {"converged": bool(converged)}, params)
+
+
+def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool,
+              callback=None, start=None, params=None):
+    """The same sweeps and coloring as the products, by the plan's compiled kernels
+    (one call for the whole run, or one per sweep with a callback or a checkpoint: the
+    kernel's only state between sweeps is the labels)."""
     from ..core import Vector, executor
 
     n = M.shape[0]
     csr = M.csr()
     labels = np.arange(n, dtype=np.int64)
+    if start is not None:
+        labels = np.array(start.arrays["labels"], dtype=np.int64)
     synchronous = method == "synchronous"
     with Progress(f"label_propagation ({method})", enabled=progress) as report:
         if synchronous:
@@ -235,8 +292,22 @@ def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool):
             # w = distinct random priorities, as _coloring draws them
             w = np.random.default_rng(seed).permutation(n).astype(np.int64) + 1
             order, class_ptr = executor.kernel(plan, step=0)(csr, w)
-        it, converged = executor.kernel(plan)(csr, labels, order, class_ptr, max_iter,
-                                              synchronous)
+        run = executor.kernel(plan)
+        if callback is None and start is None:
+            it, converged = run(csr, labels, order, class_ptr, max_iter, synchronous)
+        else:
+            it = 0 if start is None else start.iteration
+            converged = start is not None and bool(start.values["converged"])
+            while not converged and it < max_iter:
+                before = labels.copy() if callback is not None else None
+                converged = run(csr, labels, order, class_ptr, 1, synchronous)[1]
+                it += 1
+                if callback is not None:
+                    changed = int(np.count_nonzero(before != labels))
+                    state = IterationState("label_propagation", it, changed, converged,
+                                           _saver(it, lambda: labels, converged, params))
+                    if not keep_going(callback, state):
+                        break
         report.close(f"{it} {'iterations' if synchronous else 'sweeps'}, "
                      f"{'converged' if converged else 'not converged'}")
     return Vector.from_dense(labels)

@@ -150,7 +150,8 @@ def _remaining(errs: list, limit: float, alpha: float, left: int) -> int:
 
 @dispatchable  # a distributed Matrix takes the call (gblas.distributed)
 def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
-             personalization=None, progress: bool = False, *, criterion: str = "l1"):
+             personalization=None, progress: bool = False, *, criterion: str = "l1",
+             callback=None, resume=None):
     """PageRank of every vertex (NetworkX's definition), accurate by default.
 
     Parameters
@@ -180,6 +181,17 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
         ``|r' - r|_1 < n * tol``, which gives NetworkX's iterates (same iteration count
         as ``nx.pagerank(G, tol=tol)``) but loosens with the graph's size: with
         NetworkX's ``tol=1e-6`` it stops after one iteration on a million vertices.
+    callback : callable, optional
+        Called after every iteration with a
+        :class:`~gblas.algorithms.checkpoint.IterationState` (``iteration``, ``delta``:
+        the L1 change, ``converged``, ``checkpoint()``); returning ``False`` stops the
+        run, which returns the current ranks (no error).  On the GPU the next iteration
+        is then not queued ahead of the read back.
+    resume : Checkpoint, optional
+        A ``state.checkpoint()`` of a run of the same graph with the same ``damping``,
+        ``tol``, ``max_iter``, ``criterion`` and personalization: the iteration goes on
+        from there and gives the uninterrupted run's ranks (bitwise on the CPU when the
+        products run in the same formats).
 
     Returns
     -------
@@ -210,16 +222,35 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     >>> [round(float(x), 4) for x in r.to_dense()]
     [0.3175, 0.3175, 0.3175, 0.0476]
     >>> r = gb.algorithms.pagerank(A, tol=1e-6, criterion="networkx")
+
+    Stopped after 3 iterations, then resumed:
+
+    >>> saved = []
+    >>> def stop(state):
+    ...     saved.append(state.checkpoint())
+    ...     return state.iteration < 3
+    >>> _ = gb.algorithms.pagerank(A, callback=stop)
+    >>> gb.algorithms.pagerank(A, resume=saved[-1]).isequal(gb.algorithms.pagerank(A))
+    True
     """
     from ..backends.registry import VecData
     from ..config import config
     from ..core import Vector, executor, mxv
+    from .checkpoint import (
+        Checkpoint,
+        IterationState,
+        check_callback,
+        check_resume,
+        host,
+        keep_going,
+    )
 
     call = "pagerank"
     A = square_matrix(A, call)
     n = A.shape[0]
     _check_args(damping, tol, max_iter, criterion, call)
     _check_weights(A, call)
+    check_callback(callback, call)
     alpha = float(damping)
     dev = A.device  # every vector lives where the matrix does
     if n == 0:
@@ -242,12 +273,26 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     del d, dd, dv, ok
     # p: the teleport distribution (None: uniform 1/n, read as a scalar)
     p = None if personalization is None else _personalization(personalization, n, call, dev)
+    params = {"n": n, "nvals": A.nvals, "damping": alpha, "tol": float(tol),
+              "max_iter": int(max_iter), "criterion": criterion,
+              "personalization": None if p is None else float(xp.sum(p * xp.arange(1, n + 1)))}
+    start = check_resume(resume, "pagerank", params, call)
     # r_0 = 1/n; s = r .* w (each vertex's damped rank per unit of out-weight)
     rbuf = [xp.full(n, 1.0 / n), xp.empty(n)]  # r_k lives in rbuf[k % 2]
     s = w * (1.0 / n)
     # state_k = [|r_k - r_{k-1}|_1, m_k]: m_k = sum(r_k over dangling), on the device
     sbuf = [xp.zeros(2), xp.empty(2)]
     sbuf[0][1] = xp.count_nonzero(w == 0) / n
+    errs, first = [], 1
+    if start is not None:
+        # r_k, s_k and state_k as saved: the iteration goes on with k + 1
+        k0 = start.iteration
+        rbuf[k0 % 2] = xp.array(start.arrays["r"], dtype=f64)
+        s[:] = xp.asarray(start.arrays["s"])
+        sbuf[k0 % 2] = xp.array(start.arrays["state"], dtype=f64)
+        errs, first = [float(e) for e in start.values["errs"]], k0 + 1
+        if errs and errs[-1] < limit or k0 >= max_iter:
+            return Vector(VecData(n, None, rbuf[k0 % 2], None), f64, dev)
     s_vec = Vector(VecData(n, None, s, None), f64, dev)  # s is rewritten in place
     step = executor.array_kernel("pagerank_step", dev)
     read = executor.array_kernel("read_async", dev)
@@ -266,16 +311,29 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     # on the GPU iteration k+1 is queued before iteration k's L1 change is read (the
     # one wait per iteration then overlaps the next product's launch); r_{k+1} goes to
     # r_{k-1}'s buffer, so r_k is intact when k is the last
-    ahead = dev == "gpu"
-    err, errs = math.inf, []
+    ahead = dev == "gpu" and callback is None
+    err = math.inf
+
+    def saver(k: int):
+        return lambda: Checkpoint("pagerank", k, {"r": host(rbuf[k % 2]), "s": host(s),
+                                                  "state": host(sbuf[k % 2])},
+                                  {"errs": list(errs)}, params)
+
     with contextlib.ExitStack() as hint, \
             Progress(call, enabled=progress, total=max_iter) as report:
-        pending = launch(1)
-        for it in range(1, max_iter + 1):
+        if first > 2:  # the hint the uninterrupted run gave at iteration 2
+            hint.enter_context(config(expected_uses=_remaining(
+                errs[:2], limit, alpha, max_iter - 2)))
+        pending = launch(first)
+        for it in range(first, max_iter + 1):
             following = launch(it + 1) if ahead and it < max_iter else None
             err = float(pending.result()[0])  # the iteration's one read back
             errs.append(err)
             report.update(it, f"L1 change {err:.2e}")
+            if callback is not None and not keep_going(
+                    callback, IterationState(call, it, err, err < limit, saver(it))):
+                report.close(f"stopped by the callback after {it} iterations")
+                return Vector(VecData(n, None, rbuf[it % 2], None), f64, dev)
             if err < limit:
                 report.close(f"{it} iterations, L1 change {err:.2e}")
                 return Vector(VecData(n, None, rbuf[it % 2], None), f64, dev)
