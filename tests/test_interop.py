@@ -441,6 +441,23 @@ def test_gpu_from_coo_keeps_cupy_arrays_on_the_device():
 
 
 @pytest.mark.gpu
+def test_gpu_vector_from_coo_keeps_cupy_arrays_on_the_device():
+    import cupy as cp
+
+    idx = np.array([4, 0, 4, 2])
+    vals = np.array([1.5, 2.0, 3.0, 4.0])
+    for op in ("plus", "max", "first", "second"):
+        got = gb.Vector.from_coo(cp.asarray(idx), cp.asarray(vals), size=6, dup_op=op)
+        assert got.device == "gpu" and type(got.to_coo()[0]).__module__.startswith("cupy")
+        assert got.to("cpu").isequal(gb.Vector.from_coo(idx, vals, 6, dup_op=op),
+                                     check_dtype=True), op
+    pat = gb.Vector.from_coo(cp.asarray([3, 1]))
+    assert pat.device == "gpu" and pat.size == 4 and pat.dtype == np.bool_
+    with pytest.raises(gb.InvalidValue, match="unique indices"):
+        gb.Vector.from_coo(cp.asarray([1, 1]), cp.asarray([1, 2]), size=2, dup_op=None)
+
+
+@pytest.mark.gpu
 def test_gpu_cupyx_sparse_in_and_out():
     import cupy as cp
     import cupyx.scipy.sparse as cps

@@ -12,7 +12,7 @@ import weakref
 import numpy as np
 
 from .. import dtypes
-from .._device import check_device, device_of, to_device, xp_for
+from .._device import check_device, cupy_module, device_of, is_cupy_array, to_device, xp_for
 from ..backends.registry import VecData
 from ..exceptions import (
     DimensionMismatch,
@@ -21,7 +21,7 @@ from ..exceptions import (
     check_alloc,
     out_of_memory,
 )
-from ._check import as_index_array, check_index, check_size
+from ._check import as_device_index_array, as_index_array, check_index, check_size
 from .executor import array_kernel
 from .mask import Mask
 
@@ -250,6 +250,8 @@ class Vector:
         from ..semirings import binary_op
 
         call = "Vector.from_coo"
+        if any(is_cupy_array(a) for a in (indices, values)):
+            return cls._from_coo_gpu(indices, values, size, dup_op, dtype)
         idx = as_index_array(indices, call, "indices")
         if size is None:
             size = int(idx.max()) + 1 if idx.size else 0
@@ -282,6 +284,42 @@ class Vector:
                 idx = idx[starts]
         # idx and vals are new arrays (sorted copies), never the caller's
         return cls(VecData(size, idx, np.ascontiguousarray(vals), None), dt, "cpu", owned=True)
+
+    @classmethod
+    def _from_coo_gpu(cls, indices, values, size, dup_op, dtype) -> Vector:
+        """``from_coo`` with CuPy arrays: sorted and combined on the GPU (the one-row
+        case of :func:`gblas.core.devcoo.csr_arrays_from_coo`), nothing through the host."""
+        from ..semirings import binary_op
+        from .devcoo import DuplicateEntries, csr_arrays_from_coo
+
+        call = "Vector.from_coo"
+        cp = cupy_module(call)
+        idx = as_device_index_array(cp, indices, call, "indices")
+        if size is None:
+            size = int(idx.max()) + 1 if idx.size else 0
+        size = check_size(size, call, "size")
+        as_device_index_array(cp, idx, call, "indices", size)
+        if values is None:
+            vals = cp.ones(idx.size, dtype=bool)
+        elif np.ndim(values) == 0 and not is_cupy_array(values):
+            vals = cp.full(idx.size, values)
+        else:
+            vals = cp.asarray(values)
+            if vals.shape != idx.shape:
+                raise bad_arg(DimensionMismatch, call, "values",
+                              f"{idx.size} values (one per index)", f"shape {vals.shape}")
+        dt = dtypes.lookup(dtype if dtype is not None else vals.dtype, call)
+        vals = vals.astype(dt, copy=False)
+        op = None if dup_op is None else binary_op(dup_op, call, "dup_op")
+        try:
+            _, cols, vals = csr_arrays_from_coo(cp, cp.zeros(idx.size, dtype=np.int64), idx,
+                                                vals, (1, size), op)
+        except DuplicateEntries:
+            raise bad_arg(InvalidValue, call, "indices", "unique indices (dup_op=None)",
+                          "duplicates", "Pass dup_op='plus' (or another) to combine them."
+                          ) from None
+        return cls(VecData(size, cols.astype(np.int64), cp.ascontiguousarray(vals), None),
+                   dt, "gpu")
 
     @classmethod
     def empty(cls, size: int, dtype=np.float64, device: str = "cpu") -> Vector:
