@@ -179,8 +179,8 @@ def _lower_block(Aij, Aji, r0: int, c0: int):
     (``A_ij`` and ``A_ji'``), as an int64 iso Matrix."""
     from ..core.matrix import Matrix
 
-    r, c, _ = Aij.to_coo()
-    rt, ct, _ = Aji.to_coo()
+    r, c, _ = Aij.to("cpu").to_coo()
+    rt, ct, _ = Aji.to("cpu").to_coo()
     rows = np.concatenate([np.asarray(r, np.int64), np.asarray(ct, np.int64)])
     cols = np.concatenate([np.asarray(c, np.int64), np.asarray(rt, np.int64)])
     keep = cols + c0 < rows + r0
@@ -233,7 +233,7 @@ def _pr_init(r, d, alpha: float):
     """Initial state of a segment from its ranks ``r`` (array) and out-degrees ``d``."""
     from ..core.vector import Vector
 
-    dd = d.dense_data() if isinstance(d, Vector) else d
+    dd = d.to("cpu").dense_data() if isinstance(d, Vector) else d
     dv = dd.values.astype(np.float64)
     ok = dv != 0 if dd.present is None else dd.present & (dv != 0)
     w = np.where(ok, alpha / np.where(ok, dv, 1.0), 0.0)
@@ -252,11 +252,11 @@ def _pr_state(pair):
 def _pr_step(partials, state, w, p, total, n: int, alpha: float):
     """Reduce the grid row's partial ``y = A' s`` and take the step
     ``r' = y + (alpha m + 1 - alpha) p``, ``s' = r' .* w``."""
-    y = partials[0]
-    for q in partials[1:]:
-        from ..core.elementwise import ewise_add
+    from ..core.elementwise import ewise_add
 
-        y = ewise_add(y, q, "plus")
+    y = partials[0].to("cpu")  # the vector step runs on the host (tier 1)
+    for q in partials[1:]:
+        y = ewise_add(y, q.to("cpu"), "plus")
     yd = y.dense_data()
     yv = yd.values.astype(np.float64)
     if yd.present is not None:

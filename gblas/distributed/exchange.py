@@ -209,6 +209,27 @@ def _unpack(value):
     return unship(value)
 
 
+def _on(device: str, obj):
+    """``obj`` (a Vector, Matrix or Mask) on ``device``: a segment sent from the client
+    lives on the CPU, a block of a GPU worker on its GPU."""
+    from ..core.mask import Mask
+
+    if isinstance(obj, Mask):
+        return obj if obj.parent.device == device else Mask(obj.parent.to(device),
+                                                            obj.structural, obj.complement)
+    if hasattr(obj, "device") and hasattr(obj, "to") and obj.device != device:
+        return obj.to(device)
+    return obj
+
+
+def _device_of_args(args) -> str:
+    for a in args:
+        d = getattr(a, "device", None)
+        if d is not None and hasattr(a, "shape"):
+            return d
+    return "cpu"
+
+
 # --------------------------------------------------------------------------- tasks
 
 def block_product(block, x, semiring, transposed: bool, left: bool = False):
@@ -219,6 +240,7 @@ def block_product(block, x, semiring, transposed: bool, left: bool = False):
     A = block.T if transposed else block
     if hasattr(x, "as_vector"):  # an algorithm's per-segment state
         x = x.as_vector()
+    x = _on(block.device, x)
     s = unship(semiring)
     return vxm(x, A, s) if left else mxv(A, x, s)
 
@@ -237,12 +259,12 @@ def reduce_row(partials: list, add, mask, accum, out, replace: bool, dtype, size
                 else p for p in partials]
     T = partials[0] if partials else Vector.empty(size, dtype)
     for p in partials[1:]:
-        T = ewise_add(T, p, op)
-    mask = _unpack(mask)
+        T = ewise_add(T, _on(T.device, p), op)
+    mask = _on(T.device, _unpack(mask))
     accum = unship(accum)
     if mask is None and accum is None and out is None:
         return T
-    out = Vector.empty(size, T.dtype) if out is None else out.dup()
+    out = Vector.empty(size, T.dtype, T.device) if out is None else _on(T.device, out.dup())
     return apply(T, "identity", mask=mask, accum=accum, out=out, replace=replace)
 
 
@@ -260,7 +282,7 @@ def realign(parts: list, starts: list, lo: int, hi: int, dtype):
 
     idx, vals = [], []
     for p, s in zip(parts, starts):
-        i, v = p.to_coo()
+        i, v = p.to("cpu").to_coo()
         i = i.astype(np.int64) + int(s)
         keep = (i >= lo) & (i < hi)
         idx.append(i[keep] - lo)
@@ -291,6 +313,9 @@ def local_call(name: str, args: tuple, kwargs: dict):
 
     args = tuple(_unpack(a) for a in args)
     kwargs = {k: _unpack(v) for k, v in kwargs.items()}
+    dev = _device_of_args(args)
+    args = tuple(_on(dev, a) for a in args)
+    kwargs = {k: _on(dev, v) for k, v in kwargs.items()}
     if kwargs.get("out") is not None:
         kwargs["out"] = kwargs["out"].dup()
     if name == "assign" and args:

@@ -207,6 +207,7 @@ class DistMatrix:
         g = self.grid
         blocks = wait(self.client, list(self.blocks), "DistMatrix.gather", self.timeout)
         rows, cols, vals = [], [], []
+        blocks = [b.to("cpu") for b in blocks]
         pattern = all(b.dtype == np.bool_ and b.csr().values is None for b in blocks)
         for k, b in enumerate(blocks):
             i, j = divmod(k, g.pc)

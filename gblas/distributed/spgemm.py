@@ -33,8 +33,10 @@ def block_mxm(arow: list, bcol: list, semiring, mask, accum, out, replace: bool)
     s = resolve(exchange.unship(semiring), "mxm")
     m = exchange._unpack(mask)
     T = None
+    dev = arow[0].device if arow else "cpu"
+    m = exchange._on(dev, m)
     for a, b in zip(arow, bcol):
-        P = local_mxm(a, b, s, mask=m)
+        P = local_mxm(exchange._on(dev, a), exchange._on(dev, b), s, mask=m)
         T = P if T is None else ewise_add(T, P, s.add.op)
     accum = exchange.unship(accum)
     if accum is None and out is None:

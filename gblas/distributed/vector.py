@@ -91,7 +91,7 @@ class DistVector:
         segs = wait(self.client, list(self.parts), "DistVector.gather", self.timeout)
         idx, vals = [], []
         for s, lo in zip(segs, self.bounds[:-1]):
-            i, v = s.to_coo()
+            i, v = s.to("cpu").to_coo()
             idx.append(np.asarray(i, dtype=np.int64) + int(lo))
             vals.append(np.asarray(v))
         i = np.concatenate(idx) if idx else np.zeros(0, np.int64)

@@ -1,0 +1,73 @@
+"""gblas.distributed with one GPU worker per card (a Dask worker process per GPU,
+``CUDA_VISIBLE_DEVICES`` set per worker): the NCCL tier chosen and visible in the plan,
+PageRank and BFS against the single-process answers, and the tasks tier's products on GPU
+blocks.  Marked ``gpu``; skipped without two GPUs, CuPy or Dask.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.gpu
+
+distributed = pytest.importorskip("distributed", reason="needs the distributed extra")
+cupy = pytest.importorskip("cupy", reason="needs CuPy")
+
+import gblas as gb  # noqa: E402
+from gblas.testing import assert_equal  # noqa: E402
+
+
+def _gpus() -> int:
+    try:
+        return cupy.cuda.runtime.getDeviceCount()
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+@pytest.fixture(scope="module")
+def client():
+    n = _gpus()
+    if n < 2:
+        pytest.skip(f"needs 2 GPUs, found {n}")
+    from distributed import Client, Nanny, Scheduler, SpecCluster
+
+    workers = {f"gpu{k}": {"cls": Nanny, "options": {
+        "nthreads": 1, "env": {"CUDA_VISIBLE_DEVICES": str(k)}}} for k in range(n)}
+    cluster = SpecCluster(scheduler={"cls": Scheduler, "options": {"dashboard_address": None}},
+                          workers=workers, silence_logs=40)
+    c = Client(cluster)
+    c.wait_for_workers(n, timeout=120)
+    yield c
+    c.close()
+    cluster.close()
+
+
+def test_nccl_tier_pagerank_and_bfs(client):
+    from gblas.distributed.generators import kronecker
+
+    n = len(client.scheduler_info(n_workers=-1)["workers"])
+    grid = (1, 2) if n < 4 else (2, 2)
+    D = kronecker(client, 14, 16, grid=grid, seed=3, device="gpu")
+    assert D.device == "gpu"
+    plan = gb.explain(gb.algorithms.pagerank, D)
+    assert plan.tier == "nccl", str(plan)
+    A = D.gather()
+    r = gb.algorithms.pagerank(D).gather().to_dense()
+    np.testing.assert_allclose(r, gb.algorithms.pagerank(A).to_dense(), atol=1e-9)
+    assert_equal(gb.algorithms.bfs(D, 0).gather(), gb.algorithms.bfs(A, 0))
+
+
+def test_tasks_tier_on_gpu_blocks(client):
+    from gblas.distributed.generators import kronecker
+
+    D = kronecker(client, 10, 8, grid=(1, 2), seed=4, dtype="float64", weights="uniform",
+                  device="gpu")
+    A = D.gather()
+    x = gb.Vector.from_dense(np.linspace(0, 1, A.shape[0]))
+    assert_equal(gb.mxv(D, x, "min_plus").gather(), gb.mxv(A, x, "min_plus"))
+    assert_equal(gb.vxm(x, D, "plus_times").gather(), gb.vxm(x, A, "plus_times"),
+                 rtol=1e-12)
+    assert_equal(gb.algorithms.connected_components(D).gather(),
+                 gb.algorithms.connected_components(A))
+    assert_equal(gb.algorithms.sssp(D, 0).gather(), gb.algorithms.sssp(A, 0), rtol=1e-12)
