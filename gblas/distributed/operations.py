@@ -453,7 +453,8 @@ def reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None, repl
         owners = u.owners if isinstance(u, DistVector) else list(u.grid.workers)
         futs = [client.submit(exchange.local_call, "reduce", (p, mp), {}, workers=[w],
                               pure=False) for p, w in zip(parts, owners)]
-        vals = wait(client, futs, call, timeout)
+        vals = [v.get() if hasattr(v, "get") else v  # a GPU block's 0-d CuPy result
+                for v in wait(client, futs, call, timeout)]
         dt = np.asarray(res).dtype
         return gblas.reduce(Vector.from_dense(np.asarray(vals, dtype=dt)), m)
     rows = axis in (1, "rows", "row")
