@@ -93,7 +93,7 @@ def _bfs(D):
 
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--scales", type=int, nargs="+", default=[24, 25, 26])
+    ap.add_argument("--scales", type=int, nargs="*", default=[24, 25, 26])
     ap.add_argument("--gpus", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--big", type=int, default=0,
