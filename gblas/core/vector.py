@@ -52,13 +52,21 @@ def _bases(data: VecData) -> list:
     return out
 
 
-def _forget(keys: tuple):
-    """The callback that drops a dead owner's registry entries."""
-    def drop(ref) -> None:
-        for k in keys:
-            if _OWNERS.get(k) is ref:
-                del _OWNERS[k]
-    return drop
+#: The registry is swept of dead owners when it grows past this size (then twice the
+#: size the sweep leaves): amortized O(1) per Vector, no callback per Vector.
+_sweep_at = 1024
+
+
+def _claim(vec, data: VecData) -> None:
+    """Register ``vec`` as the owner of ``data``'s arrays."""
+    global _sweep_at
+    ref = weakref.ref(vec)
+    for b in _bases(data):
+        _OWNERS[id(b)] = ref
+    if len(_OWNERS) > _sweep_at:
+        for k in [k for k, r in _OWNERS.items() if r() is None]:
+            del _OWNERS[k]
+        _sweep_at = max(1024, 2 * len(_OWNERS))
 
 
 def _disown(data: VecData) -> None:
@@ -664,17 +672,19 @@ class Vector:
         return self._owned
 
     def _set_data(self, data: VecData, owned: bool) -> None:
-        """Take ``data`` as the storage, owned or not (see the ownership notes above)."""
+        """Take ``data`` as the storage, owned or not (see the ownership notes above).
+        ``owned`` data is made of new arrays, or of arrays this Vector owns already."""
         if self._owned:
+            old = self._data
+            if owned and data.values is old.values and data.indices is old.indices and (
+                    data.present is old.present or data.present is None):
+                self._data = data  # written in place: the same arrays, still owned
+                return
             self._release()
         self._data = data
         if owned:
-            _disown(data)  # (no other Vector owns these arrays: a new owner ends that)
             self._owned = True
-            keys = tuple(id(b) for b in _bases(data))
-            ref = weakref.ref(self, _forget(keys))
-            for k in keys:
-                _OWNERS[k] = ref
+            _claim(self, data)
         else:
             self._owned = False
             _disown(data)
