@@ -360,3 +360,10 @@ def test_pagerank_checks_weights_up_front(weights, says):
         msg = str(info.value)
         assert msg.startswith("pagerank: argument `A` expected finite edge weights >= 0")
         assert says in msg, msg
+
+
+def test_select_value_thunk_must_be_a_number():
+    x = gb.Vector.from_dense([1.0, 2.0])
+    with pytest.raises(gb.InvalidValue, match="thunk"):
+        gb.select(x, "valuegt", "a")
+    assert gb.select(x, "valuegt", 1).nvals == 1

@@ -371,6 +371,10 @@ def select(u, op, thunk=None, *, mask=None, accum=None, out=None, replace=False)
         if thunk is None:
             raise bad_arg(InvalidValue, call, "thunk", f"a value to compare with for {op!r}",
                           "None")
+        if isinstance(thunk, (str, bytes)) or not np.isscalar(thunk) \
+                and np.ndim(thunk) != 0:
+            raise bad_arg(InvalidValue, call, "thunk", f"a number to compare the values with "
+                          f"for {op!r}", repr(thunk))
     else:
         names = ", ".join(list(_INDEX_OPS) + list(_VALUE_OPS))
         raise bad_arg(InvalidValue, call, "op", f"one of {names} or a callable", repr(op))
