@@ -400,6 +400,8 @@ def test_algorithm_options_and_errors(client):
         gb.algorithms.bfs(D, -1)
     with pytest.raises(gb.IndexOutOfBound, match="sssp: argument `source`"):
         gb.algorithms.sssp(D, 64)
+    with pytest.raises(gb.NoKernel, match="pagerank: argument `callback`"):
+        gb.algorithms.pagerank(D, callback=lambda state: True)
     with pytest.raises(gb.NoKernel, match="connection"):
         gb.algorithms.connected_components(D, "strong")
     # a transposed view is the transposed graph, in algorithms and elementwise calls

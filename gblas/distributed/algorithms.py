@@ -283,7 +283,7 @@ def _pr_as_vector(state):
 def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
              personalization=None, progress: bool = False, *, criterion: str = "l1",
              checkpoint_every: int = 5, max_restarts: int = 2,
-             checkpoint: Checkpoint | None = None):
+             checkpoint: Checkpoint | None = None, callback=None, resume=None):
     """Distributed PageRank (the definition and stopping rules of
     :func:`gblas.algorithms.pagerank`), restarting from its last checkpoint when a
     worker is lost (at most ``max_restarts`` times).  ``checkpoint`` (a
@@ -298,6 +298,10 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     call = "pagerank"
     A = _square(A, call)
     _check_args(damping, tol, max_iter, criterion, call)
+    for arg, value in (("callback", callback), ("resume", resume)):
+        if value is not None:
+            _no_option(call, arg, value, "On a distributed Matrix the run checkpoints itself "
+                       "(checkpoint_every=, checkpoint=Checkpoint(...)); or gather it.")
     n = A.shape[0]
     alpha = float(damping)
     limit = float(tol) * (n if criterion == "networkx" else 1)
