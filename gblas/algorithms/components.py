@@ -44,7 +44,7 @@ def _any_true(v) -> bool:
     return v.nvals > 0 and select(v, "valueeq", True).nvals > 0
 
 
-def _connection(connection, call: str) -> str:
+def check_connection(connection, call: str) -> str:
     if not isinstance(connection, str) or connection.lower() not in ("weak", "strong"):
         raise bad_arg(InvalidValue, call, "connection", "'weak' or 'strong'", repr(connection))
     return connection.lower()
@@ -357,7 +357,7 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
     """
     call = "connected_components"
     A = square_matrix(A, call)
-    kind = _connection(connection, call)
+    kind = check_connection(connection, call)
     n = A.shape[0]
     from ..core import Vector
 
@@ -390,7 +390,7 @@ def _plan(A, connection: str = "weak", *, progress: bool = False):
     from ..planner.algorithms import plan_components
 
     return plan_components(square_matrix(A, "connected_components"),
-                           _connection(connection, "connected_components"), config.current())
+                           check_connection(connection, "connected_components"), config.current())
 
 
 connected_components.__gblas_plan__ = _plan

@@ -59,7 +59,7 @@ class PowerIterationFailedConvergence(GraphBLASError, RuntimeError):
         self.iterations = iterations
 
 
-def _personalization(p, n: int, call: str, device: str = "cpu"):
+def personalization_vector(p, n: int, call: str, device: str = "cpu"):
     """A dense, non-negative float64 array summing to 1 from a Vector, dict or array
     (NumPy or CuPy), on ``device``."""
     from ..core import Vector
@@ -99,7 +99,7 @@ def _personalization(p, n: int, call: str, device: str = "cpu"):
     return arr / total
 
 
-def _check_args(damping, tol, max_iter, criterion, call: str) -> None:
+def check_pagerank_args(damping, tol, max_iter, criterion, call: str) -> None:
     if isinstance(damping, bool) or not isinstance(damping, (int, float, np.floating)) \
             or not 0.0 <= float(damping) <= 1.0:
         raise bad_arg(InvalidValue, call, "damping", "a number in [0, 1]", repr(damping))
@@ -248,7 +248,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     call = "pagerank"
     A = square_matrix(A, call)
     n = A.shape[0]
-    _check_args(damping, tol, max_iter, criterion, call)
+    check_pagerank_args(damping, tol, max_iter, criterion, call)
     _check_weights(A, call)
     check_callback(callback, call)
     alpha = float(damping)
@@ -272,7 +272,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     w = xp.where(ok, alpha / xp.where(ok, dv, 1.0), 0.0)
     del d, dd, dv, ok
     # p: the teleport distribution (None: uniform 1/n, read as a scalar)
-    p = None if personalization is None else _personalization(personalization, n, call, dev)
+    p = None if personalization is None else personalization_vector(personalization, n, call, dev)
     params = {"n": n, "nvals": A.nvals, "damping": alpha, "tol": float(tol),
               "max_iter": int(max_iter), "criterion": criterion,
               "personalization": None if p is None else float(xp.sum(p * xp.arange(1, n + 1)))}

@@ -56,7 +56,7 @@ class NegativeCycle(InvalidValue):
     """A negative cycle makes shortest paths undefined (an InvalidValue of ``A``)."""
 
 
-def _negative_cycle(call: str, where: str) -> InvalidValue:
+def negative_cycle_error(call: str, where: str) -> InvalidValue:
     return NegativeCycle(
         f"{call}: argument `A` expected a graph without a negative cycle reachable from "
         f"{where}, got one (distances still dropped after n steps of Bellman-Ford). "
@@ -77,7 +77,7 @@ def relax(A, D, *, step, limit: float | None, call: str, where: str, report) -> 
     while F.nvals:
         it += 1
         if it > n:
-            raise _negative_cycle(call, where)
+            raise negative_cycle_error(call, where)
         # t = F min.+ A: the distances offered through the frontier's out-edges
         t = step(F)
         if limit is not None:

@@ -121,7 +121,7 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     """Distributed Bellman-Ford: ``d<..> min= A' min.+ d`` until no distance drops."""
     import gblas as gb
 
-    from ..algorithms.sssp import _negative_cycle
+    from ..algorithms.sssp import negative_cycle_error
     from ..exceptions import InvalidValue
 
     call = "sssp"
@@ -143,7 +143,7 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
         d = dn
         if not dropped:
             return d
-    raise _negative_cycle(call, f"vertex {source}")
+    raise negative_cycle_error(call, f"vertex {source}")
 
 
 # ---------------------------------------------------------------------- components
@@ -153,11 +153,11 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
     label drops (labels = the smallest vertex id of each component)."""
     import gblas as gb
 
-    from ..algorithms.components import _connection
+    from ..algorithms.components import check_connection
 
     call = "connected_components"
     A = _square(A, call)
-    kind = _connection(connection, call)
+    kind = check_connection(connection, call)
     if kind != "weak":
         _no_option(call, "connection", connection, "Gather the matrix for strong "
                    "components: gb.algorithms.connected_components(D.gather(), 'strong').")
@@ -291,13 +291,13 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     shows afterwards where the run saved and how often it restarted."""
     from ..algorithms.pagerank import (
         PowerIterationFailedConvergence,
-        _check_args,
-        _personalization,
+        check_pagerank_args,
+        personalization_vector,
     )
 
     call = "pagerank"
     A = _square(A, call)
-    _check_args(damping, tol, max_iter, criterion, call)
+    check_pagerank_args(damping, tol, max_iter, criterion, call)
     for arg, value in (("callback", callback), ("resume", resume)):
         if value is not None:
             _no_option(call, arg, value, "On a distributed Matrix the run checkpoints itself "
@@ -305,7 +305,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     n = A.shape[0]
     alpha = float(damping)
     limit = float(tol) * (n if criterion == "networkx" else 1)
-    p = None if personalization is None else _personalization(personalization, n, call)
+    p = None if personalization is None else personalization_vector(personalization, n, call)
     if p is None and criterion == "l1" and _tier2(A, call):
         import gblas as gb
 

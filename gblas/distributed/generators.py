@@ -228,14 +228,14 @@ def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int
     >>> kronecker.__name__
     'kronecker'
     """
-    from ..io.generators import _check_int
+    from ..io.generators import check_int
     from .grid import Grid, default_grid
-    from .matrix import DEFAULT_TIMEOUT, DistMatrix, _check_client, live_workers
+    from .matrix import DEFAULT_TIMEOUT, DistMatrix, check_client, live_workers
 
     call = "distributed.kronecker"
-    _check_client(client, call)
-    scale = _check_int(call, "scale", scale, 1, 40)
-    edge_factor = _check_int(call, "edge_factor", edge_factor, 1)
+    check_client(client, call)
+    scale = check_int(call, "scale", scale, 1, 40)
+    edge_factor = check_int(call, "edge_factor", edge_factor, 1)
     if weights not in (None, "uniform"):
         raise bad_arg(InvalidValue, call, "weights", "None or 'uniform'", repr(weights))
     if weights == "uniform" and (dtype is None or np.dtype(dtype).kind != "f"):

@@ -17,7 +17,7 @@ from ..exceptions import InvalidObject, InvalidValue, bad_arg
 from . import exchange
 from .checkpoint import scatter
 from .grid import Grid, default_grid
-from .vector import DistMask, DistVector, _dispatch
+from .vector import DistMask, DistVector, dispatch_hook
 
 __all__ = ["DistMatrix", "DistTransposed", "distribute", "live_workers"]
 
@@ -37,7 +37,7 @@ def _block(A, r0: int, r1: int, c0: int, c1: int):
     return extract(A, np.arange(r0, r1, dtype=np.int64), np.arange(c0, c1, dtype=np.int64))
 
 
-def _check_client(client, call: str):
+def check_client(client, call: str):
     if not (hasattr(client, "submit") and hasattr(client, "scatter")
             and hasattr(client, "scheduler_info")):
         raise bad_arg(InvalidObject, call, "client", "a dask.distributed Client",
@@ -71,7 +71,7 @@ def distribute(A, client, grid=None, *, timeout: float | None = None) -> DistMat
     from ..core.matrix import Matrix, TransposedMatrix
 
     call = "distribute"
-    _check_client(client, call)
+    check_client(client, call)
     if isinstance(A, TransposedMatrix):
         A = A.materialize()
     if not isinstance(A, Matrix):
@@ -97,7 +97,7 @@ class DistMatrix:
     """
 
     is_distributed = True
-    __gblas_dispatch__ = staticmethod(_dispatch)
+    __gblas_dispatch__ = staticmethod(dispatch_hook)
 
     def __init__(self, client, grid: Grid, blocks: list, shape, dtype, device: str = "cpu",
                  *, timeout: float = DEFAULT_TIMEOUT) -> None:
@@ -240,7 +240,7 @@ class DistTransposed:
     """``D.T`` of a DistMatrix: a view; products use each block's cached transpose."""
 
     is_distributed = True
-    __gblas_dispatch__ = staticmethod(_dispatch)
+    __gblas_dispatch__ = staticmethod(dispatch_hook)
 
     def __init__(self, parent: DistMatrix) -> None:
         self.parent = parent

@@ -74,7 +74,7 @@ def _client_timeout(objs):
     return d.client, d.timeout
 
 
-def _proxy(o):
+def local_proxy(o):
     """A one-entry local stand-in of ``o`` (same kind and dtype) for the checks."""
     if isinstance(o, (DistVector, Vector)):
         return Vector.empty(1, o.dtype)
@@ -82,9 +82,9 @@ def _proxy(o):
         return Matrix.from_coo(np.zeros(0, np.int64), np.zeros(0, np.int64),
                                np.zeros(0, o.dtype), shape=(1, 1))
     if isinstance(o, (DistTransposed, TransposedMatrix)):
-        return _proxy(o.parent).T
+        return local_proxy(o.parent).T
     if isinstance(o, (DistMask, Mask)):
-        return Mask(_proxy(o.parent), o.structural, o.complement)
+        return Mask(local_proxy(o.parent), o.structural, o.complement)
     return o
 
 
@@ -92,8 +92,8 @@ def _check_with_proxies(name: str, args: tuple, kwargs: dict):
     """Run the local operation on stand-ins: its checks, and the result's kind and dtype."""
     import gblas
 
-    return getattr(gblas, name)(*[_proxy(a) for a in args],
-                                **{k: _proxy(v) for k, v in kwargs.items()})
+    return getattr(gblas, name)(*[local_proxy(a) for a in args],
+                                **{k: local_proxy(v) for k, v in kwargs.items()})
 
 
 def _check_size(call: str, arg: str, obj, shape: tuple) -> None:
@@ -185,9 +185,9 @@ def _product(call: str, A, x, semiring, mask, accum, out, replace, left: bool):
                       f"size {x.size}")
     _check_size(call, "mask", mask, (nout,))
     _check_size(call, "out", out, (nout,))
-    pa = (_proxy(x), _proxy(A)) if left else (_proxy(A), _proxy(x))
+    pa = (local_proxy(x), local_proxy(A)) if left else (local_proxy(A), local_proxy(x))
     res = getattr(__import__("gblas"), call)(
-        *pa, semiring, mask=_proxy(mask), accum=accum, out=_proxy(out), replace=replace)
+        *pa, semiring, mask=local_proxy(mask), accum=accum, out=local_proxy(out), replace=replace)
     s = resolve_semiring(semiring, call)
     parent, t, mt, ob, oo, ib, io = product_layout(A, left)
     xd = align(x, ib, io, client, call, xarg, timeout)
@@ -441,8 +441,8 @@ def reduce(u, monoid="plus", *, axis=None, mask=None, accum=None, out=None, repl
     call = "reduce"
     if isinstance(u, DistTransposed) and axis is not None:
         u = materialize(u)
-    res = gblas.reduce(_proxy(u), monoid, axis=axis, mask=_proxy(mask), accum=accum,
-                       out=_proxy(out), replace=replace)
+    res = gblas.reduce(local_proxy(u), monoid, axis=axis, mask=local_proxy(mask), accum=accum,
+                       out=local_proxy(out), replace=replace)
     m = resolve_monoid(monoid, call)
     mp = exchange.ship(m)
     client, timeout = _client_timeout((u, mask, out))
@@ -501,7 +501,7 @@ def _assign(out, value, indices=None, cols=None, *, mask=None, accum=None, repla
     region = out.size if idx is None else idx.size
     if isinstance(value, (DistVector, Vector)):
         _check_size(call, "value", value, (region,))
-    gblas.assign(_proxy(out), _proxy(value), None, mask=_proxy(mask), accum=accum,
+    gblas.assign(local_proxy(out), local_proxy(value), None, mask=local_proxy(mask), accum=accum,
                  replace=replace)
     bounds, owners = out.bounds, out.owners
     specs = _vector_mask_specs(mask, bounds, owners, client, call, timeout)

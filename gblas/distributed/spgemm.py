@@ -51,7 +51,7 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     must be B's row cuts)."""
     import gblas as gb
 
-    from .operations import _proxy, materialize
+    from .operations import local_proxy, materialize
 
     call = "mxm"
     A, B = materialize(A), materialize(B)
@@ -69,8 +69,8 @@ def mxm(A, B, semiring="plus_times", *, mask=None, accum=None, out=None, replace
         raise bad_arg(DimensionMismatch, call, "B", f"row cuts equal to A's column cuts "
                       f"({ga.pc} parts)", f"{gb_.pr} row parts with other cuts",
                       "Distribute both on the same square grid.")
-    res = gb.mxm(_proxy(A), _proxy(B), semiring, mask=_proxy(mask), accum=accum,
-                 out=_proxy(out), replace=replace)
+    res = gb.mxm(local_proxy(A), local_proxy(B), semiring, mask=local_proxy(mask), accum=accum,
+                 out=local_proxy(out), replace=replace)
     shape = (A.shape[0], B.shape[1])
     owners = tuple(ga.owner(i, j % ga.pc) for i in range(ga.pr) for j in range(gb_.pc))
     g = Grid(ga.pr, gb_.pc, ga.row_bounds, gb_.col_bounds, owners)

@@ -18,7 +18,7 @@ from .checkpoint import scatter
 __all__ = ["DistVector", "DistMask", "scatter_vector"]
 
 
-def _dispatch(name, args, kwargs):
+def dispatch_hook(name, args, kwargs):
     from .operations import dispatch
 
     return dispatch(name, args, kwargs)
@@ -33,7 +33,7 @@ class DistVector:
     """
 
     is_distributed = True
-    __gblas_dispatch__ = staticmethod(_dispatch)
+    __gblas_dispatch__ = staticmethod(dispatch_hook)
 
     def __init__(self, client, bounds: np.ndarray, parts: list, owners: list, dtype,
                  device: str = "cpu", timeout: float | None = None) -> None:
@@ -121,7 +121,7 @@ class DistMask:
     """``v.S``, ``v.V``, ``~v.S``, ``~v.V`` of a DistVector (or DistMatrix)."""
 
     is_distributed = True
-    __gblas_dispatch__ = staticmethod(_dispatch)
+    __gblas_dispatch__ = staticmethod(dispatch_hook)
 
     def __init__(self, parent, structural: bool, complement: bool = False) -> None:
         self.parent = parent

@@ -32,7 +32,7 @@ def _workers(n_chunks: int) -> int:
     return max(1, min(n_chunks, cpus or 1))
 
 
-def _check_int(call: str, arg: str, value, low: int, high: int | None = None) -> int:
+def check_int(call: str, arg: str, value, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise bad_arg(InvalidValue, call, arg, "an integer", type(value).__name__)
     value = int(value)
@@ -174,8 +174,8 @@ def _unique_sorted(keys: np.ndarray) -> np.ndarray:
 
 def _edge_count(call: str, scale, edge_factor, a, b, c) -> int:
     """Validate the Kronecker parameters; the number of edges to draw."""
-    scale = _check_int(call, "scale", scale, 0, 32)
-    edge_factor = _check_int(call, "edge_factor", edge_factor, 0)
+    scale = check_int(call, "scale", scale, 0, 32)
+    edge_factor = check_int(call, "edge_factor", edge_factor, 0)
     for name, p in (("a", a), ("b", b), ("c", c)):
         if isinstance(p, bool) or not isinstance(p, (float, int, np.floating)) \
                 or not 0.0 <= float(p) <= 1.0:
@@ -237,8 +237,8 @@ def uniform_coo(n: int, nnz: int, *, seed: int = 0) -> tuple[np.ndarray, np.ndar
     ((500,), True)
     """
     call = "uniform_coo"
-    n = _check_int(call, "n", n, 1)
-    nnz = _check_int(call, "nnz", nnz, 0)
+    n = check_int(call, "n", n, 1)
+    nnz = check_int(call, "nnz", nnz, 0)
     rng = np.random.Generator(np.random.SFC64(seed))
     rows = rng.integers(0, n, nnz, dtype=np.int64)
     cols = rng.integers(0, n, nnz, dtype=np.int64)
@@ -259,8 +259,8 @@ def grid_coo(m: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     14
     """
     call = "grid_coo"
-    m = _check_int(call, "m", m, 1)
-    n = _check_int(call, "n", n, 1)
+    m = check_int(call, "m", m, 1)
+    n = check_int(call, "n", n, 1)
     ids = np.arange(m * n, dtype=np.int64).reshape(m, n)
     horiz_src, horiz_dst = ids[:, :-1].ravel(), ids[:, 1:].ravel()
     vert_src, vert_dst = ids[:-1, :].ravel(), ids[1:, :].ravel()
@@ -362,7 +362,7 @@ def kronecker(
     """
     _check_weights("kronecker", weights, dtype)
     if weights is None:
-        scale = _check_int("kronecker", "scale", scale, 0, 31)
+        scale = check_int("kronecker", "scale", scale, 0, 31)
         keys = _kronecker_keys(scale, edge_factor, seed, symmetric, self_loops)
         return _iso_from_keys(keys, 1 << scale, dtype)
     rows, cols = kronecker_coo(scale, edge_factor, seed=seed)
