@@ -66,7 +66,60 @@ def _graph(client, scale: int, ngpus: int, dtype=None, weights=None):
     return D, nvals, time.perf_counter() - t0
 
 
+def _has_nccl() -> bool:
+    """Whether CuPy was built with its NCCL bindings (the tier-2 exchange)."""
+    try:
+        from cupy.cuda import nccl  # noqa: F401
+    except (ImportError, AttributeError):
+        return False
+    return True
+
+
+def _pagerank_tasks(D, iters: int):
+    """PageRank on the tasks tier (each product a Dask task per block, the exchange through
+    Dask): per-iteration time only, no compute / exchange split."""
+    import gblas as gb
+    from gblas.algorithms.pagerank import PowerIterationFailedConvergence
+
+    def run(k):  # tol 1e-30: exactly k iterations, the last iterate in the exception
+        try:
+            return gb.algorithms.pagerank(D, max_iter=k, tol=1e-30, criterion="l1")
+        except PowerIterationFailedConvergence as e:
+            return e.ranks
+
+    run(2)
+    t0 = time.perf_counter()
+    r = run(iters)
+    wall = time.perf_counter() - t0
+    ranks = r.gather().to_dense() if hasattr(r, "gather") else r.to_dense()
+    it = wall / iters
+    return ranks, {"compute": float("nan"), "exchange": float("nan"), "iteration": it,
+                   "wall": wall, "stats": {"nccl_words_per_rank": 0,
+                                            "model_words": _model_words(D)}}
+
+
+def _model_words(D) -> int:
+    pr, pc = D.grid.shape
+    n = D.shape[0]
+    return n // pc + n // pr
+
+
+def _bfs_tasks(D):
+    import gblas as gb
+
+    gb.algorithms.bfs(D, 0)
+    t0 = time.perf_counter()
+    lv = gb.algorithms.bfs(D, 0).gather()
+    wall = time.perf_counter() - t0
+    dense = lv.to_dense(fill=-1)
+    return dense, {"wall": wall, "levels": int(dense.max()) + 1,
+                                  "compute": float("nan"), "exchange": float("nan"),
+                                  "stats": {}}
+
+
 def _pagerank(D, iters: int):
+    if not _has_nccl():
+        return _pagerank_tasks(D, iters)
     from gblas.distributed.nccl import run_pagerank
 
     run_pagerank(D, max_iter=2, tol=1e-30)  # warm-up: transposed blocks, kernels, NCCL
@@ -80,6 +133,8 @@ def _pagerank(D, iters: int):
 
 
 def _bfs(D):
+    if not _has_nccl():
+        return _bfs_tasks(D)
     from gblas.distributed.nccl import run_bfs
 
     run_bfs(D, 0)
@@ -110,7 +165,10 @@ def main(argv=None) -> None:
              f"`{' '.join(['bench_gpu_distributed.py'] + (argv or sys.argv[1:]))}`; "
              f"{time.strftime('%Y-%m-%d %H:%M')}", "",
              f"- GPUs: {have} x {_gpu_name()}", f"- python {sys.version.split()[0]}, "
-             f"cupy {cupy.__version__}, NCCL {cupy.cuda.nccl.get_version()}", ""]
+             f"cupy {cupy.__version__}, " + (f"NCCL {cupy.cuda.nccl.get_version()}"
+                                              if _has_nccl() else
+                                              "CuPy without NCCL bindings: the tasks tier "
+                                              "(exchange through Dask) is timed instead"), ""]
     pr, bfs, checks = {}, {}, []
     for g in gpus:
         cluster, client = _cluster(g)

@@ -51,7 +51,12 @@ def test_nccl_tier_pagerank_and_bfs(client):
     D = kronecker(client, 14, 16, grid=grid, seed=3, device="gpu")
     assert D.device == "gpu"
     plan = gb.explain(gb.algorithms.pagerank, D)
-    assert plan.tier == "nccl", str(plan)
+    try:
+        from cupy.cuda import nccl  # noqa: F401
+        expected = "nccl"
+    except (ImportError, AttributeError):  # a CuPy built without NCCL: the tasks tier
+        expected = "tasks"
+    assert plan.tier == expected, str(plan)
     A = D.gather()
     r = gb.algorithms.pagerank(D).gather().to_dense()
     np.testing.assert_allclose(r, gb.algorithms.pagerank(A).to_dense(), atol=1e-9)

@@ -128,7 +128,9 @@ def _explain_block(block, x, semiring, transposed: bool, left: bool):
 
     A = block.T if transposed else block
     if x is None:
-        x = Vector.full(A.shape[0] if left else A.shape[1], 1.0)
+        x = Vector.full(A.shape[0] if left else A.shape[1], 1.0, device=block.device)
+    elif x.device != block.device:
+        x = x.to(block.device)
     s = exchange.unship(semiring)
     return gb.explain(gb.vxm, x, A, s) if left else gb.explain(gb.mxv, A, x, s)
 
