@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -17,6 +16,7 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
+from locations import DATA  # noqa: E402
 from scipy.sparse import csgraph
 
 import gblas as gb
@@ -27,9 +27,6 @@ from gblas.algorithms.kcore import core_number
 from gblas.algorithms.label_propagation import label_propagation
 from gblas.algorithms.sssp import sssp
 from gblas.algorithms.triangles import triangle_count
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
 
 # ------------------------------------------------------------------------------ graphs
 

@@ -5,12 +5,13 @@ script also compiles them with ``nvcc`` where one is installed (not run here: mi
 
 from __future__ import annotations
 
-import pathlib
 import re
 import subprocess
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+from locations import REPO
+
+ROOT = REPO
 CUDA = ROOT / "gblas" / "backends" / "gpu" / "cuda"
 
 

@@ -6,7 +6,7 @@ several bucket widths (the ``lo == 0`` bucket, one bucket for everything), Krone
 graphs large enough for the parallel kernels and dense frontiers, and the switch to
 Bellman-Ford (negative weights) and to the NaN error, which one SpMV decides.  A pinned
 format keeps these products (the planner may otherwise take the heap Dijkstra:
-``tests/test_sssp_routes.py``).
+``tests/algorithms/test_sssp_routes.py``).
 """
 
 from __future__ import annotations

@@ -8,11 +8,9 @@ No timing is asserted.
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parents[1]
+from locations import REPO  # noqa: E402
 
 
 @pytest.fixture

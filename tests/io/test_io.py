@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from locations import DATA  # noqa: E402
 
 import gblas as gb
 from gblas.io import (
@@ -21,9 +22,6 @@ from gblas.io import (
     uniform_coo,
     write_mm,
 )
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
-
 
 # ------------------------------------------------------------------------ generators
 

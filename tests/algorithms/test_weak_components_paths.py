@@ -7,7 +7,7 @@ at most ``n / _SUBGRAPH_FRACTION`` vertices are left, in place with a mask other
 over out-edges first (in-edges join when a ``max`` product finds labels still to merge).
 The tests pin both constants to force each path and compare with SciPy, labels being the
 smallest vertex id of each component.  A pinned format keeps this loop of products (the
-planner otherwise runs the compiled union-find: ``tests/test_components_kernels.py``).
+planner otherwise runs the compiled union-find: ``tests/backends/test_components_kernels.py``).
 """
 
 from __future__ import annotations

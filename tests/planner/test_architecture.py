@@ -13,8 +13,9 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from locations import REPO
 
-ROOT = Path(__file__).resolve().parents[1] / "gblas"
+ROOT = REPO / "gblas"
 MAX_LINES = 800
 
 

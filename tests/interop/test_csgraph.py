@@ -7,17 +7,15 @@ trees (ties make them non-unique); component labels (weak and strong) equal.
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from locations import DATA, REPO  # noqa: E402
 from scipy.sparse import csgraph as ref
 
 import gblas as gb
 from gblas import csgraph as gc
-
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 SHORTEST = ["shortest_path", "dijkstra", "bellman_ford", "johnson"]
 
@@ -354,7 +352,7 @@ def test_scipy_suite_patch_replaces_scipy_names(monkeypatch):
     import scipy.sparse.csgraph._traversal as trav
 
     spec = importlib.util.spec_from_file_location(
-        "scipy_csgraph_run", Path(__file__).parent / "scipy_csgraph" / "run.py")
+        "scipy_csgraph_run", REPO / "tests" / "scipy_csgraph" / "run.py")
     run = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(run)
     import scipy.sparse.csgraph as sc

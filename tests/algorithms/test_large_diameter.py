@@ -5,7 +5,6 @@ NetworkX."""
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,7 +18,7 @@ from gblas.planner import plan_shortest_paths
 
 nx = pytest.importorskip("networkx")
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+from locations import DATA  # noqa: E402
 
 
 def _weighted_grid(rng, m, n, zeros=False):

@@ -4,7 +4,7 @@ Cases a hostile probe found: user operators Numba cannot compile (or that raise 
 path), operator definitions of the wrong kind, suggestions naming real modules, thread
 counts, command-line arguments, indices reported after a wrapping cast, shapes that are
 not pairs, ``reduce`` blaming the wrong argument, and algorithm inputs that used to
-raise a raw Python error or iterate to ``max_iter``.  (``tests/test_errors.py`` covers
+raise a raw Python error or iterate to ``max_iter``.  (``tests/core/test_errors.py`` covers
 the operations' argument checks.)
 """
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import doctest
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
+from locations import REPO
 
 import gblas as gb
 from gblas.core.devcoo import csr_arrays_from_coo
@@ -403,7 +403,7 @@ def test_networkx_undirected_default_and_results_by_label():
 
 # ------------------------------------------------------------------------------ docs
 def test_guide_interop_section_runs():
-    text = (Path(__file__).resolve().parents[1] / "docs" / "guide.md").read_text()
+    text = (REPO / "docs" / "guide.md").read_text()
     start = text.index("## From SciPy, NetworkX, python-graphblas")
     end = text.find("\n## ", start + 3)
     section = text[start:end if end > 0 else None]
