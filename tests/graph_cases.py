@@ -26,3 +26,23 @@ def bfs_graphs(sizes=((1, 0), (6, 0), (40, 70), (300, 2000), (3000, 60000)), see
     ids = np.arange(path - 1)
     out.append(("path", sp.csr_array((np.ones(path - 1), (ids, ids + 1)), shape=(path, path))))
     return out
+
+
+def min_weight_csr(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int, *,
+                   undirected: bool = False) -> sp.csr_array:
+    """An ``n x n`` SciPy CSR graph of the edges ``(r[k], c[k], w[k])``: mirrored first when
+    ``undirected``; of duplicate edges the smallest weight stays (as the generators of
+    ``gblas.io`` keep it), not their sum; zero weights stay as explicit entries.
+
+    >>> S = min_weight_csr(np.array([0, 0]), np.array([1, 1]), np.array([3.0, 2.0]), 2,
+    ...                    undirected=True)
+    >>> S.toarray().tolist()
+    [[0.0, 2.0], [2.0, 0.0]]
+    """
+    if undirected:
+        r, c, w = np.concatenate([r, c]), np.concatenate([c, r]), np.concatenate([w, w])
+    order = np.lexsort((w, c, r))
+    r, c, w = r[order], c[order], w[order]
+    first = np.ones(r.size, bool)
+    first[1:] = (r[1:] != r[:-1]) | (c[1:] != c[:-1])
+    return sp.csr_array((w[first], (r[first], c[first])), shape=(n, n))

@@ -14,6 +14,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from graph_cases import min_weight_csr
 from hypothesis import given
 from hypothesis import strategies as st
 from locations import DATA  # noqa: E402
@@ -49,14 +50,7 @@ def random_graph(rng, n, density, *, undirected=False, weighted=True, self_loops
         w = np.floor(w)
     if not weighted:
         w = np.ones(r.size)
-    if undirected:
-        r, c, w = np.concatenate([r, c]), np.concatenate([c, r]), np.concatenate([w, w])
-    # duplicates: keep the smallest weight (as gb.io generators do), not their sum
-    order = np.lexsort((w, c, r))
-    r, c, w = r[order], c[order], w[order]
-    first = np.ones(r.size, bool)
-    first[1:] = (r[1:] != r[:-1]) | (c[1:] != c[:-1])
-    return sp.csr_array((w[first], (r[first], c[first])), shape=(n, n))
+    return min_weight_csr(r, c, w, n, undirected=undirected)
 
 
 def to_gb(S, dtype=None):

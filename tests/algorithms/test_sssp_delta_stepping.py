@@ -16,6 +16,7 @@ import sys
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from graph_cases import min_weight_csr
 from hypothesis import given
 from hypothesis import strategies as st
 from scipy.sparse import csgraph
@@ -50,13 +51,7 @@ def graph(seed, n, density, *, undirected=False, integer=False, zeros=0.0, self_
     if integer:
         w = np.floor(w)
     w[rng.random(r.size) < zeros] = 0.0
-    if undirected:
-        r, c, w = np.concatenate([r, c]), np.concatenate([c, r]), np.concatenate([w, w])
-    order = np.lexsort((w, c, r))
-    r, c, w = r[order], c[order], w[order]
-    first = np.ones(r.size, bool)
-    first[1:] = (r[1:] != r[:-1]) | (c[1:] != c[:-1])
-    return sp.csr_array((w[first], (r[first], c[first])), shape=(n, n))
+    return min_weight_csr(r, c, w, n, undirected=undirected)
 
 
 def dijkstra(S, source):
