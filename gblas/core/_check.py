@@ -18,6 +18,36 @@ def _show(v) -> str:
 _INT64_END = 2**63
 
 
+def _check_index_values(xp, arr, call: str, arg: str) -> None:
+    """Refuse an index array (of ``xp``) that is not 1-D, not of a number dtype, or holds
+    a float that is not a whole number (reported as given)."""
+    if arr.ndim != 1:
+        raise bad_arg(InvalidValue, call, arg, "a 1-D array of indices", f"shape {arr.shape}")
+    if arr.size and arr.dtype.kind not in "iuf":
+        raise bad_arg(InvalidValue, call, arg, "integer indices", f"dtype {arr.dtype}",
+                      "Convert with .astype(np.int64).")
+    if arr.size and arr.dtype.kind == "f":
+        whole = xp.isfinite(arr) & (xp.mod(arr, 1) == 0)
+        if not bool(whole.all()):
+            bad = arr[int(xp.argmin(whole))].item()
+            raise bad_arg(InvalidValue, call, arg, "integer indices",
+                          f"index {_show(bad)} (dtype {arr.dtype})",
+                          "Indices must be whole numbers; convert with .astype(np.int64).")
+
+
+def _check_range(lo, hi, bound: int | None, call: str, arg: str) -> None:
+    """Refuse the smallest ``lo`` and largest ``hi`` index outside ``[0, bound)`` (with a
+    bound) or outside what int64 holds."""
+    if bound is not None and (lo < 0 or hi >= bound):
+        bad = lo if lo < 0 else hi
+        raise bad_arg(IndexOutOfBound, call, arg, f"indices in [0, {bound})",
+                      f"index {_show(bad)}")
+    if lo < -_INT64_END or hi >= _INT64_END:
+        bad = lo if lo < -_INT64_END else hi
+        raise bad_arg(IndexOutOfBound, call, arg, "indices in [0, 2**63)",
+                      f"index {_show(bad)}")
+
+
 def as_index_array(a, call: str, arg: str, bound: int | None = None) -> np.ndarray:
     """Validate an index array: 1-D, integer, within ``[0, bound)``; returned as int64.
 
@@ -37,31 +67,12 @@ def as_index_array(a, call: str, arg: str, bound: int | None = None) -> np.ndarr
     from .._device import to_numpy
 
     arr = to_numpy(a) if not isinstance(a, (list, tuple, range)) else np.asarray(a)
-    if arr.ndim != 1:
-        raise bad_arg(InvalidValue, call, arg, "a 1-D array of indices", f"shape {arr.shape}")
-    if arr.size and arr.dtype.kind not in "iuf":
-        raise bad_arg(InvalidValue, call, arg, "integer indices", f"dtype {arr.dtype}",
-                      "Convert with .astype(np.int64).")
-    if arr.size and arr.dtype.kind == "f":
-        whole = np.isfinite(arr) & (np.mod(arr, 1) == 0)
-        if not whole.all():
-            bad = arr[np.argmin(whole)]
-            raise bad_arg(InvalidValue, call, arg, "integer indices",
-                          f"index {_show(bad)} (dtype {arr.dtype})",
-                          "Indices must be whole numbers; convert with .astype(np.int64).")
+    _check_index_values(np, arr, call, arg)
     if arr.size and (bound is not None or arr.dtype.kind == "f" or arr.dtype == np.uint64):
         # checked on the values as given: a cast to int64 first would wrap 1e20 or a
         # uint64 above 2**63 to a different index.  Without a bound only what int64
         # cannot hold is refused (the caller checks the range once it knows the bound).
-        lo, hi = arr.min(), arr.max()
-        if bound is not None and (lo < 0 or hi >= bound):
-            bad = lo if lo < 0 else hi
-            raise bad_arg(IndexOutOfBound, call, arg, f"indices in [0, {bound})",
-                          f"index {_show(bad)}")
-        if lo < -_INT64_END or hi >= _INT64_END:
-            bad = lo if lo < -_INT64_END else hi
-            raise bad_arg(IndexOutOfBound, call, arg, "indices in [0, 2**63)",
-                          f"index {_show(bad)}")
+        _check_range(arr.min(), arr.max(), bound, call, arg)
     return arr.astype(np.int64, copy=False)
 
 
@@ -82,28 +93,9 @@ def as_device_index_array(xp, a, call: str, arg: str, bound: int | None = None):
     """
     arr = a if hasattr(a, "dtype") and hasattr(a, "ndim") else np.asarray(a)
     arr = xp.asarray(arr)
-    if arr.ndim != 1:
-        raise bad_arg(InvalidValue, call, arg, "a 1-D array of indices", f"shape {arr.shape}")
-    if arr.size and arr.dtype.kind not in "iuf":
-        raise bad_arg(InvalidValue, call, arg, "integer indices", f"dtype {arr.dtype}",
-                      "Convert with .astype(np.int64).")
-    if arr.size and arr.dtype.kind == "f":
-        whole = xp.isfinite(arr) & (xp.mod(arr, 1) == 0)
-        if not bool(whole.all()):
-            bad = arr[int(xp.argmin(whole))].item()
-            raise bad_arg(InvalidValue, call, arg, "integer indices",
-                          f"index {_show(bad)} (dtype {arr.dtype})",
-                          "Indices must be whole numbers; convert with .astype(np.int64).")
+    _check_index_values(xp, arr, call, arg)
     if arr.size:
-        lo, hi = arr.min().item(), arr.max().item()
-        if bound is not None and (lo < 0 or hi >= bound):
-            bad = lo if lo < 0 else hi
-            raise bad_arg(IndexOutOfBound, call, arg, f"indices in [0, {bound})",
-                          f"index {_show(bad)}")
-        if lo < -_INT64_END or hi >= _INT64_END:
-            bad = lo if lo < -_INT64_END else hi
-            raise bad_arg(IndexOutOfBound, call, arg, "indices in [0, 2**63)",
-                          f"index {_show(bad)}")
+        _check_range(arr.min().item(), arr.max().item(), bound, call, arg)
     return arr.astype(np.int64, copy=False)
 
 
