@@ -16,9 +16,7 @@ def bfs_graphs(sizes=((1, 0), (6, 0), (40, 70), (300, 2000), (3000, 60000)), see
     rng = np.random.default_rng(seed)
     out = []
     for n, m in sizes:
-        r = rng.integers(0, max(n, 1), m)
-        c = rng.integers(0, max(n, 1), m)
-        out.append((f"uniform {n}x{m}", sp.csr_array((np.ones(m), (r, c)), shape=(n, n))))
+        out.append((f"uniform {n}x{m}", uniform_digraph(rng, n, m)))
     out.append(("kronecker 11", generators.kronecker(11, 16, seed=3).to_scipy()))
     out.append(("kronecker 10 sym", generators.kronecker(10, 8, seed=4,
                                                         symmetric=True).to_scipy()))
@@ -26,6 +24,19 @@ def bfs_graphs(sizes=((1, 0), (6, 0), (40, 70), (300, 2000), (3000, 60000)), see
     ids = np.arange(path - 1)
     out.append(("path", sp.csr_array((np.ones(path - 1), (ids, ids + 1)), shape=(path, path))))
     return out
+
+
+def uniform_digraph(rng: np.random.Generator, n: int, m: int) -> sp.csr_array:
+    """An ``n x n`` SciPy CSR digraph of ``m`` uniform random edges of weight 1 (self loops
+    possible; a repeated edge is one entry of weight 2 or more).
+
+    >>> S = uniform_digraph(np.random.default_rng(0), 5, 8)
+    >>> S.shape, int(S.sum())
+    ((5, 5), 8)
+    """
+    r = rng.integers(0, max(n, 1), m)
+    c = rng.integers(0, max(n, 1), m)
+    return sp.csr_array((np.ones(m), (r, c)), shape=(n, n))
 
 
 def min_weight_csr(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int, *,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.csgraph as csg
+from graph_cases import uniform_digraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,8 +26,7 @@ def _smallest_id_labels(labels: np.ndarray) -> np.ndarray:
        st.sampled_from(["weak", "strong"]), st.booleans())
 def test_kernels_match_scipy_and_the_loop(n, m, seed, kind, view):
     rng = np.random.default_rng(seed)
-    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
-    S = sp.csr_array((np.ones(m), (r, c)), shape=(n, n))
+    S = uniform_digraph(rng, n, m)
     A = gb.Matrix.from_scipy(S)
     M = A.T if view else A
     plan = gb.explain(gb.algorithms.connected_components, M, kind)

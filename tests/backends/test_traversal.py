@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
-from graph_cases import bfs_graphs
+from graph_cases import bfs_graphs, uniform_digraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -58,8 +57,7 @@ def test_pull_levels_run_on_a_power_law_graph():
 @given(st.integers(1, 60), st.integers(0, 300), st.integers(0, 2**32 - 1), st.booleans())
 def test_random_graphs(n, m, seed, transpose):
     rng = np.random.default_rng(seed)
-    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
-    S = sp.csr_array((np.ones(m), (r, c)), shape=(n, n))
+    S = uniform_digraph(rng, n, m)
     A = gb.Matrix.from_scipy(S)
     if transpose:
         A.csr(transposed=True)
@@ -87,8 +85,7 @@ def test_breadth_first_order_is_scipys(n, m, seed, directed):
     from gblas import csgraph
 
     rng = np.random.default_rng(seed)
-    r, c = rng.integers(0, n, m), rng.integers(0, n, m)
-    S = sp.csr_array((np.ones(m), (r, c)), shape=(n, n))
+    S = uniform_digraph(rng, n, m)
     S.sum_duplicates()
     s = int(rng.integers(0, n))
     want_o, want_p = csg.breadth_first_order(S, s, directed=directed)
