@@ -24,6 +24,18 @@ __all__ = ["eigenvector_centrality", "eigenvector_centrality_numpy", "hits",
 _EXACT_ITERATIONS = 20_000
 
 
+def _iterate(algorithm, A, failure: Exception, **kwargs):
+    """``algorithm(A, **kwargs)``, a gblas power iteration; its
+    ``PowerIterationFailedConvergence`` becomes ``failure`` (NetworkX's own error, or a
+    ``NotImplementedError`` that hands the call back to NetworkX)."""
+    from ..algorithms import PowerIterationFailedConvergence
+
+    try:
+        return algorithm(A, **kwargs)
+    except PowerIterationFailedConvergence:
+        raise failure from None
+
+
 def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nstart=None,
              weight="weight", dangling=None):
     """``nx.pagerank`` by :func:`gblas.algorithms.pagerank` with NetworkX's stopping rule.
@@ -36,7 +48,6 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
     >>> {v: round(x, 4) for v, x in r.items()}
     {'a': 0.3333, 'b': 0.3333, 'c': 0.3333}
     """
-    from ..algorithms import PowerIterationFailedConvergence
     from ..algorithms import pagerank as gb_pagerank
 
     G = graph(G)
@@ -52,11 +63,9 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
         raise nx.PowerIterationFailedConvergence(max_iter)
     # parallel edges of a multigraph add up, as in nx.to_scipy_sparse_array
     A = G.matrix(weight, "plus", device=device())
-    try:
-        r = gb_pagerank(A, damping=alpha, tol=tol, max_iter=max_iter, personalization=p,
-                        criterion="networkx")
-    except PowerIterationFailedConvergence:
-        raise nx.PowerIterationFailedConvergence(max_iter) from None
+    r = _iterate(gb_pagerank, A, nx.PowerIterationFailedConvergence(max_iter),
+                 damping=alpha, tol=tol, max_iter=max_iter, personalization=p,
+                 criterion="networkx")
     return node_dict(G, r.to_dense())
 
 
@@ -72,7 +81,6 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
     >>> [round(h[v], 4) for v in h], [round(a[v], 4) for v in a]
     ([0.618, 0.382, 0.0], [0.0, 0.382, 0.618])
     """
-    from ..algorithms import PowerIterationFailedConvergence
     from ..algorithms import hits as gb_hits
 
     G = graph(G)
@@ -89,12 +97,10 @@ def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
         if start.sum() <= 0 or (start < 0).any():
             raise NotImplementedError("nstart must be non-negative and not all zero")
     A = G.matrix("weight", "plus", device=device())
-    try:
-        h, a = gb_hits(A, tol=1e-13 * n, max_iter=_EXACT_ITERATIONS, start=start,
-                       normalized=bool(normalized))
-    except PowerIterationFailedConvergence:
-        raise NotImplementedError("hits: the power iteration did not converge (near-equal "
-                                  "singular values)") from None
+    h, a = _iterate(gb_hits, A, NotImplementedError("hits: the power iteration did not "
+                                                    "converge (near-equal singular values)"),
+                    tol=1e-13 * n, max_iter=_EXACT_ITERATIONS, start=start,
+                    normalized=bool(normalized))
     return node_dict(G, h.to_dense()), node_dict(G, a.to_dense())
 
 
@@ -109,7 +115,6 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None
     >>> [round(v, 3) for v in x.values()]
     [0.5, 0.707, 0.5]
     """
-    from ..algorithms import PowerIterationFailedConvergence
     from ..algorithms import eigenvector_centrality as gb_eig
 
     G = graph(G)
@@ -123,10 +128,8 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None
             raise nx.NetworkXError("initial vector cannot have all zero values")
         start = np.array([nstart.get(v, 0) for v in G.nodes], dtype=np.float64)
     A = G.matrix(weight, "plus", device=device())
-    try:
-        x = gb_eig(A, tol=n * tol, max_iter=max_iter, start=start)
-    except PowerIterationFailedConvergence:
-        raise nx.PowerIterationFailedConvergence(max_iter) from None
+    x = _iterate(gb_eig, A, nx.PowerIterationFailedConvergence(max_iter), tol=n * tol,
+                 max_iter=max_iter, start=start)
     return node_dict(G, x.to_dense())
 
 
@@ -141,7 +144,6 @@ def eigenvector_centrality_numpy(G, weight=None, max_iter=50, tol=0):
     >>> [round(v, 6) for v in x.values()]
     [0.5, 0.707107, 0.5]
     """
-    from ..algorithms import PowerIterationFailedConvergence
     from ..algorithms import eigenvector_centrality as gb_eig
     from .components import is_connected, is_strongly_connected
 
@@ -156,11 +158,9 @@ def eigenvector_centrality_numpy(G, weight=None, max_iter=50, tol=0):
     A = G.matrix(weight, "plus", device=device())
     if n == 1:
         return dict.fromkeys(G.nodes, 1.0)
-    try:
-        x = gb_eig(A, tol=1e-13 * n, max_iter=_EXACT_ITERATIONS)
-    except PowerIterationFailedConvergence:
-        raise NotImplementedError("eigenvector_centrality_numpy: the power iteration did "
-                                  "not converge") from None
+    x = _iterate(gb_eig, A, NotImplementedError("eigenvector_centrality_numpy: the power "
+                                                "iteration did not converge"),
+                 tol=1e-13 * n, max_iter=_EXACT_ITERATIONS)
     x = to_numpy(x.to_dense())
     x = x / (np.sign(x.sum()) * np.linalg.norm(x))
     return node_dict(G, x)
@@ -189,7 +189,6 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     >>> [round(v, 4) for v in x.values()]
     [0.5599, 0.6108, 0.5599]
     """
-    from ..algorithms import PowerIterationFailedConvergence
     from ..algorithms import katz_centrality as gb_katz
 
     G = graph(G)
@@ -202,11 +201,9 @@ def katz_centrality(G, alpha=0.1, beta=1.0, max_iter=1000, tol=1.0e-6, nstart=No
     if nstart is not None:
         start = np.array([nstart[v] for v in G.nodes], dtype=np.float64)
     A = G.matrix(weight, "plus", device=device())
-    try:
-        x = gb_katz(A, alpha=float(alpha), beta=b, tol=n * tol, max_iter=max_iter,
-                    start=start, normalized=bool(normalized))
-    except PowerIterationFailedConvergence:
-        raise nx.PowerIterationFailedConvergence(max_iter) from None
+    x = _iterate(gb_katz, A, nx.PowerIterationFailedConvergence(max_iter),
+                 alpha=float(alpha), beta=b, tol=n * tol, max_iter=max_iter, start=start,
+                 normalized=bool(normalized))
     return node_dict(G, x.to_dense())
 
 
@@ -221,7 +218,6 @@ def katz_centrality_numpy(G, alpha=0.1, beta=1.0, normalized=True, weight=None):
     >>> [round(v, 4) for v in x.values()]
     [0.5599, 0.6108, 0.5599]
     """
-    from ..algorithms import PowerIterationFailedConvergence
     from ..algorithms import katz_centrality as gb_katz
 
     G = graph(G)
@@ -241,12 +237,10 @@ def katz_centrality_numpy(G, alpha=0.1, beta=1.0, normalized=True, weight=None):
         except (TypeError, ValueError, AttributeError) as err:
             raise nx.NetworkXError("beta must be a number") from err
     A = G.matrix(weight, "plus", device=device())
-    try:
-        x = gb_katz(A, alpha=float(alpha), beta=b, tol=1e-14 * n,
-                    max_iter=_EXACT_ITERATIONS, normalized=False)
-    except PowerIterationFailedConvergence:
-        raise NotImplementedError("katz_centrality_numpy: alpha too large for the "
-                                  "iteration to converge") from None
+    x = _iterate(gb_katz, A, NotImplementedError("katz_centrality_numpy: alpha too large "
+                                                 "for the iteration to converge"),
+                 alpha=float(alpha), beta=b, tol=1e-14 * n, max_iter=_EXACT_ITERATIONS,
+                 normalized=False)
     x = to_numpy(x.to_dense())
     if normalized:
         norm = float(np.sign(x.sum()) * np.linalg.norm(x))
