@@ -25,6 +25,35 @@ def component_labels(G: GblasGraph, connection: str) -> np.ndarray:
     return to_numpy(cc(G.pattern(device()), connection).to_dense())
 
 
+def component_count(G: GblasGraph, connection: str) -> int:
+    """The number of ``connection`` ("weak" or "strong") components of ``G``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from gblas.nx import from_networkx
+    >>> component_count(from_networkx(nx.DiGraph([(1, 2), (2, 1), (2, 3)])), "strong")
+    2
+    """
+    return int(np.unique(component_labels(G, connection)).size)
+
+
+def all_connected(G: GblasGraph, connection: str) -> bool:
+    """Whether ``G`` is one ``connection`` ("weak" or "strong") component; the null graph
+    raises ``NetworkXPointlessConcept``, as in NetworkX.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from gblas.nx import from_networkx
+    >>> all_connected(from_networkx(nx.DiGraph([(1, 2), (3, 2)])), "weak")
+    True
+    """
+    null_graph_check(G)
+    # a component is labelled by its smallest vertex id: one component, all labels 0
+    return bool((component_labels(G, connection) == 0).all())
+
+
 def _component_sets(G: GblasGraph, labels: np.ndarray):
     """Generator of the components (sets of nodes), by smallest vertex id: the order
     in which NetworkX finds them by scanning the nodes."""
@@ -59,7 +88,7 @@ def number_connected_components(G):
     >>> nx.number_connected_components(nx.empty_graph(3), backend="gblas")
     3
     """
-    return int(np.unique(component_labels(graph(G), "weak")).size)
+    return component_count(graph(G), "weak")
 
 
 def is_connected(G):
@@ -71,9 +100,7 @@ def is_connected(G):
     >>> nx.is_connected(nx.path_graph(3), backend="gblas")
     True
     """
-    G = graph(G)
-    null_graph_check(G)
-    return bool((component_labels(G, "weak") == 0).all())
+    return all_connected(graph(G), "weak")
 
 
 def node_connected_component(G, n):
@@ -115,7 +142,7 @@ def number_weakly_connected_components(G):
     ...                                       backend="gblas")
     2
     """
-    return int(np.unique(component_labels(graph(G), "weak")).size)
+    return component_count(graph(G), "weak")
 
 
 def is_weakly_connected(G):
@@ -127,9 +154,7 @@ def is_weakly_connected(G):
     >>> nx.is_weakly_connected(nx.DiGraph([(1, 2), (3, 2)]), backend="gblas")
     True
     """
-    G = graph(G)
-    null_graph_check(G)
-    return bool((component_labels(G, "weak") == 0).all())
+    return all_connected(graph(G), "weak")
 
 
 def _sinks_first(G: GblasGraph, labels: np.ndarray) -> list:
@@ -193,7 +218,7 @@ def number_strongly_connected_components(G):
     ...                                         backend="gblas")
     2
     """
-    return int(np.unique(component_labels(graph(G), "strong")).size)
+    return component_count(graph(G), "strong")
 
 
 def is_strongly_connected(G):
@@ -205,8 +230,6 @@ def is_strongly_connected(G):
     >>> nx.is_strongly_connected(nx.DiGraph([(1, 2), (2, 1)]), backend="gblas")
     True
     """
-    G = graph(G)
-    null_graph_check(G)
-    return bool((component_labels(G, "strong") == 0).all())
+    return all_connected(graph(G), "strong")
 
 

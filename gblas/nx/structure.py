@@ -7,6 +7,7 @@ import networkx as nx
 import numpy as np
 
 from ._common import graph, node_subset, refuse_directed, to_numpy
+from .components import component_count
 from .graph import GblasGraph
 
 __all__ = ["is_empty", "is_forest", "is_isolate", "is_k_regular", "is_regular", "is_tree",
@@ -179,12 +180,6 @@ def number_of_selfloops(G):
     return int(np.count_nonzero(G.rows == G.cols))
 
 
-def _components(G: GblasGraph) -> int:
-    from .components import component_labels
-
-    return int(np.unique(component_labels(G, "weak")).size)
-
-
 def is_tree(G):
     """``nx.is_tree``: ``n - 1`` edges and (weakly) connected.
 
@@ -197,7 +192,7 @@ def is_tree(G):
     G = graph(G)
     if len(G) == 0:
         raise nx.NetworkXPointlessConcept("G has no nodes.")
-    return len(G) - 1 == G.number_of_edges() and _components(G) == 1
+    return len(G) - 1 == G.number_of_edges() and component_count(G, "weak") == 1
 
 
 def is_forest(G):
@@ -212,4 +207,4 @@ def is_forest(G):
     G = graph(G)
     if len(G) == 0:
         raise nx.NetworkXPointlessConcept("G has no nodes.")
-    return G.number_of_edges() == len(G) - _components(G)
+    return G.number_of_edges() == len(G) - component_count(G, "weak")
