@@ -98,31 +98,25 @@ def ship(obj):
         name = _builtin_name(obj)
         if name is not None:
             return name
-        import cloudpickle
-
-        stripped = _strip(obj)
-        mods = _user_modules(obj)
-        for m in mods:
-            cloudpickle.register_pickle_by_value(m)
-        try:
-            payload = cloudpickle.dumps(stripped)
-        finally:
-            for m in mods:
-                cloudpickle.unregister_pickle_by_value(m)
-        return Shipped(payload, getattr(obj, "name", "op"))
+        return Shipped(_pickle_by_value(obj, _strip(obj)), getattr(obj, "name", "op"))
     if callable(obj) and not isinstance(obj, type):
-        import cloudpickle
-
-        mods = _user_modules(obj)
-        for m in mods:
-            cloudpickle.register_pickle_by_value(m)
-        try:
-            payload = cloudpickle.dumps(obj)
-        finally:
-            for m in mods:
-                cloudpickle.unregister_pickle_by_value(m)
-        return Shipped(payload, getattr(obj, "__name__", "function"))
+        return Shipped(_pickle_by_value(obj, obj), getattr(obj, "__name__", "function"))
     return obj
+
+
+def _pickle_by_value(obj, payload) -> bytes:
+    """``payload`` pickled by cloudpickle with the user modules that ``obj``'s functions
+    come from pickled by value (registered for this call only)."""
+    import cloudpickle
+
+    mods = _user_modules(obj)
+    for m in mods:
+        cloudpickle.register_pickle_by_value(m)
+    try:
+        return cloudpickle.dumps(payload)
+    finally:
+        for m in mods:
+            cloudpickle.unregister_pickle_by_value(m)
 
 
 def _user_modules(obj) -> list:

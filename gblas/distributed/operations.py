@@ -144,6 +144,17 @@ def _write_local_out(out, result):
     return out
 
 
+def _deliver_vector(out, result):
+    """A vector operation's answer: ``result`` when no ``out`` was given, else written
+    into ``out`` (gathered into a local Vector; a DistVector takes the segments)."""
+    if out is None:
+        return result
+    if isinstance(out, Vector):
+        return _write_local_out(out, result)
+    out._replace(result)
+    return out
+
+
 # ----------------------------------------------------------------------- products
 
 def _as_dist_matrix(A, client, call: str, arg: str):
@@ -220,12 +231,7 @@ def _reduce_rows(client, timeout, partials, add, dtype, ob, oo, mask, accum, out
                            int(ob[o + 1] - ob[o]), workers=[oo[o]], pure=False)
              for o in range(len(ob) - 1)]
     result = DistVector(client, ob, parts, oo, dtype, device, timeout)
-    if out is None:
-        return result
-    if isinstance(out, Vector):
-        return _write_local_out(out, result)
-    out._replace(result)
-    return out
+    return _deliver_vector(out, result)
 
 
 def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace=False):
@@ -310,12 +316,7 @@ def _vector_elementwise(name: str, args: tuple, kwargs: dict):
                                    pure=False))
     device = lay.device
     result = DistVector(client, bounds, parts, owners, res.dtype, device, timeout)
-    if out is None:
-        return result
-    if isinstance(out, Vector):
-        return _write_local_out(out, result)
-    out._replace(result)
-    return out
+    return _deliver_vector(out, result)
 
 
 # ------------------------------------------------------------- elementwise matrices
