@@ -16,6 +16,7 @@ import textwrap
 
 import numpy as np
 import pytest
+from helpers import draw_writeback, result_dtype
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -76,17 +77,6 @@ def shrink(obj):
                                                           obj.shape[1] - BASE), dtype=obj.dtype)
 
 
-def _writeback(data, shape, dtype):
-    mask = data.draw(gst.masks(shape), label="mask")
-    accum = data.draw(gst.accums(), label="accum")
-    replace = data.draw(st.booleans(), label="replace")
-    out = None
-    if accum is not None or replace or data.draw(st.booleans(), label="out given"):
-        out = (data.draw(gst.vectors(shape, dtype), label="out") if isinstance(shape, int)
-               else data.draw(gst.matrices(shape, dtype, iso=None), label="out"))
-    return {"mask": mask, "accum": accum, "out": out, "replace": replace}
-
-
 def check(gb_fn, ref_fn, args, kw, extra=None, ref_args=None):
     """The oracle on the small problem against gblas on the embedded one."""
     extra = extra or {}
@@ -100,10 +90,6 @@ def check(gb_fn, ref_fn, args, kw, extra=None, ref_args=None):
     if isinstance(got, gb.Matrix):
         assert got.is_hypersparse
     assert_equal(shrink(got), expected)
-
-
-def _types(s, a, b):
-    return gb.semirings.semiring(s).types(np.dtype(a), np.dtype(b))[2]
 
 
 # ------------------------------------------------------------------- storage rule
@@ -163,10 +149,10 @@ def test_mxv_vxm(case, data):
     A = data.draw(gst.matrices((n, m) if transposed else (m, n), adt, iso=None), label="A")
     A = A.T if transposed else A
     x = data.draw(gst.vectors(n, xdt), label="x")
-    kw = _writeback(data, m, _types(s, adt, xdt))
+    kw = draw_writeback(data, m, result_dtype(s, adt, xdt))
     check(gb.mxv, ref.mxv, (A, x), kw, extra={"semiring": s})
     u = data.draw(gst.vectors(m, xdt), label="u")
-    kw = _writeback(data, n, _types(s, xdt, adt))
+    kw = draw_writeback(data, n, result_dtype(s, xdt, adt))
     check(gb.vxm, ref.vxm, (u, A), kw, extra={"semiring": s})
 
 
@@ -180,7 +166,7 @@ def test_mxm(case, data):
     A = data.draw(gst.matrices((k, m) if ta else (m, k), adt, iso=None), label="A")
     B = data.draw(gst.matrices((n, k) if tb else (k, n), bdt, iso=None), label="B")
     A, B = (A.T if ta else A), (B.T if tb else B)
-    kw = _writeback(data, (m, n), _types(s, adt, bdt))
+    kw = draw_writeback(data, (m, n), result_dtype(s, adt, bdt))
     check(gb.mxm, ref.mxm, (A, B), kw, extra={"semiring": s})
 
 
@@ -207,7 +193,7 @@ def test_ewise_matrices(data, union):
     A = data.draw(gst.matrices(shape, "float64", iso=None), label="A")
     B = data.draw(gst.matrices(shape, "int32", iso=None), label="B")
     op = data.draw(st.sampled_from(["plus", "min", "first", "times"]), label="op")
-    kw = _writeback(data, shape, np.dtype("float64"))
+    kw = draw_writeback(data, shape, np.dtype("float64"))
     gb_fn, ref_fn = (gb.ewise_add, ref.ewise_add) if union else (gb.ewise_mult, ref.ewise_mult)
     check(gb_fn, ref_fn, (A, B), kw, extra={"op": op})
 
@@ -218,11 +204,11 @@ def test_vectors_stay_sparse(data):
     n = data.draw(st.integers(0, MAX_DIM), label="n")
     u = data.draw(gst.vectors(n, "float64"), label="u")
     v = data.draw(gst.vectors(n, "float64"), label="v")
-    kw = _writeback(data, n, np.dtype("float64"))
+    kw = draw_writeback(data, n, np.dtype("float64"))
     check(gb.ewise_add, ref.ewise_add, (u, v), kw, extra={"op": "plus"})
-    kw = _writeback(data, n, np.dtype("float64"))
+    kw = draw_writeback(data, n, np.dtype("float64"))
     check(gb.apply, ref.apply, (u,), kw, extra={"op": "ainv"})
-    kw = _writeback(data, n, np.dtype("float64"))
+    kw = draw_writeback(data, n, np.dtype("float64"))
     check(gb.select, ref.select, (u,), kw, extra={"op": "valuegt", "thunk": 0.0})
 
 
@@ -231,13 +217,13 @@ def test_vectors_stay_sparse(data):
 def test_apply_select_transpose(data):
     shape = data.draw(gst.shapes(MAX_DIM), label="shape")
     A = data.draw(gst.matrices(shape, "int64", iso=None), label="A")
-    kw = _writeback(data, shape, np.dtype("int64"))
+    kw = draw_writeback(data, shape, np.dtype("int64"))
     check(gb.apply, ref.apply, (A,), kw, extra={"op": "times", "right": 3})
     op, thunk = data.draw(st.sampled_from([("tril", 0), ("triu", 0), ("diag", 0),
                                            ("offdiag", 0), ("valuegt", 0)]), label="op")
-    kw = _writeback(data, shape, np.dtype("int64"))
+    kw = draw_writeback(data, shape, np.dtype("int64"))
     check(gb.select, ref.select, (A,), kw, extra={"op": op, "thunk": thunk})
-    kw = _writeback(data, shape[::-1], np.dtype("int64"))
+    kw = draw_writeback(data, shape[::-1], np.dtype("int64"))
     check(gb.transpose, ref.transpose, (A,), kw)
 
 
@@ -264,7 +250,7 @@ def test_reduce(data):
     assert_scalar_equal(gb.reduce(embed(A).T, monoid), ref.reduce(to_reference(A), monoid))
     axis = data.draw(st.sampled_from(["rows", "columns"]), label="axis")
     size = A.shape[0] if axis == "rows" else A.shape[1]
-    kw = _writeback(data, size, np.dtype("int64"))
+    kw = draw_writeback(data, size, np.dtype("int64"))
     check(gb.reduce, ref.reduce, (A,), kw, extra={"monoid": monoid, "axis": axis})
 
 

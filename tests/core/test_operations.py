@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import draw_writeback, product_case_id, result_dtype
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,7 +28,6 @@ import gblas as gb
 from gblas import formats
 from gblas.backends import reference as ref
 from gblas.backends.registry import has_kernel
-from gblas.semirings import semiring as resolve_semiring
 from gblas.testing import assert_equal, assert_scalar_equal, to_reference
 from gblas.testing import strategies as gst
 
@@ -52,35 +52,7 @@ PRODUCT_CASES = [
 SOME_PRODUCT_CASES = [PRODUCT_CASES[i] for i in (0, 2, 5, 7, 8, 10)]
 
 
-def _id(case):
-    s, a, b = case
-    return f"{getattr(s, 'name', s)}-{a}-{b}"
-
-
-def _result_dtype(semiring, a, b):
-    return resolve_semiring(semiring).types(np.dtype(a), np.dtype(b))[2]
-
-
 MAX_DIM = 7
-
-
-def _draw_out(data, shape, dtype, device, accum, replace):
-    """None, or an output object of the result's shape (always one with accum/replace)."""
-    need = accum is not None or replace
-    if not need and not data.draw(st.booleans(), label="out given"):
-        return None
-    if isinstance(shape, int):
-        return data.draw(gst.vectors(shape, dtype, device=device), label="out")
-    return data.draw(gst.matrices(shape, dtype, iso=None, device=device), label="out")
-
-
-def _draw_writeback(data, shape, t_dtype, device, mask_kinds=gst.MASK_KINDS,
-                    accums=gst.ACCUMS):
-    mask = data.draw(gst.masks(shape, mask_kinds, device=device), label="mask")
-    accum = data.draw(gst.accums(accums), label="accum")
-    replace = data.draw(st.booleans(), label="replace")
-    out = _draw_out(data, shape, t_dtype, device, accum, replace)
-    return {"mask": mask, "accum": accum, "out": out, "replace": replace}
 
 
 def check(gb_fn, ref_fn, args, kw, *, ref_args=None, extra=None, rtol=None):
@@ -104,7 +76,7 @@ def check(gb_fn, ref_fn, args, kw, *, ref_args=None, extra=None, rtol=None):
 
 
 @pytest.mark.parametrize("direction", ["pull", "push"])
-@pytest.mark.parametrize("case", PRODUCT_CASES, ids=_id)
+@pytest.mark.parametrize("case", PRODUCT_CASES, ids=product_case_id)
 @given(data=st.data())
 def test_mxv(case, direction, device, data):
     s, adt, xdt = case
@@ -115,14 +87,14 @@ def test_mxv(case, direction, device, data):
     else:
         A = data.draw(gst.matrices((m, n), adt, iso=None, device=device), label="A")
     x = data.draw(gst.vectors(n, xdt, device=device), label="x")
-    kw = _draw_writeback(data, m, _result_dtype(s, adt, xdt), device)
+    kw = draw_writeback(data, m, result_dtype(s, adt, xdt), device)
     with gb.config(direction=direction):
         plan = gb.explain(gb.mxv, A, x, s, mask=kw["mask"])
         assert plan.direction == direction
         check(gb.mxv, ref.mxv, (A, x), kw, extra={"semiring": s})
 
 
-@pytest.mark.parametrize("case", SOME_PRODUCT_CASES, ids=_id)
+@pytest.mark.parametrize("case", SOME_PRODUCT_CASES, ids=product_case_id)
 @given(data=st.data())
 def test_mxv_planner_choice(case, device, data):
     """Whatever direction the planner picks (sparse or dense x), the result is the same."""
@@ -130,7 +102,7 @@ def test_mxv_planner_choice(case, device, data):
     m, n = data.draw(gst.shapes(MAX_DIM), label="shape")
     A = data.draw(gst.matrices((m, n), adt, iso=None, device=device), label="A")
     x = data.draw(gst.vectors(n, xdt, device=device), label="x")
-    kw = _draw_writeback(data, m, _result_dtype(s, adt, xdt), device)
+    kw = draw_writeback(data, m, result_dtype(s, adt, xdt), device)
     check(gb.mxv, ref.mxv, (A, x), kw, extra={"semiring": s})
 
 
@@ -147,14 +119,14 @@ def test_matmul_operator(device):
 # ----------------------------------------------------------------------------- vxm
 
 
-@pytest.mark.parametrize("case", SOME_PRODUCT_CASES + [PRODUCT_CASES[11]], ids=_id)
+@pytest.mark.parametrize("case", SOME_PRODUCT_CASES + [PRODUCT_CASES[11]], ids=product_case_id)
 @given(data=st.data())
 def test_vxm(case, device, data):
     s, adt, xdt = case
     m, n = data.draw(gst.shapes(MAX_DIM), label="shape")
     A = data.draw(gst.matrices((m, n), adt, iso=None, device=device), label="A")
     x = data.draw(gst.vectors(m, xdt, device=device), label="x")
-    kw = _draw_writeback(data, n, _result_dtype(s, xdt, adt), device)
+    kw = draw_writeback(data, n, result_dtype(s, xdt, adt), device)
     check(gb.vxm, ref.vxm, (x, A), kw, extra={"semiring": s})
 
 
@@ -162,7 +134,7 @@ def test_vxm(case, device, data):
 
 
 @pytest.mark.parametrize("method", ["saxpy", "dot"])
-@pytest.mark.parametrize("case", SOME_PRODUCT_CASES, ids=_id)
+@pytest.mark.parametrize("case", SOME_PRODUCT_CASES, ids=product_case_id)
 @given(data=st.data())
 def test_mxm(case, method, device, data):
     s, adt, bdt = case
@@ -173,7 +145,7 @@ def test_mxm(case, method, device, data):
     A, B = (A.T if ta else A), (B.T if tb else B)
     # the dot method computes one entry per allowed position: it needs a plain mask
     kinds = ("S", "V") if method == "dot" else gst.MASK_KINDS
-    kw = _draw_writeback(data, (m, n), _result_dtype(s, adt, bdt), device, mask_kinds=kinds)
+    kw = draw_writeback(data, (m, n), result_dtype(s, adt, bdt), device, mask_kinds=kinds)
     with gb.config(mxm_method=method):
         check(gb.mxm, ref.mxm, (A, B), kw, extra={"semiring": s})
 
@@ -215,7 +187,7 @@ def test_ewise(case, union, vector, device, data):
         v = data.draw(gst.matrices(shape, vdt, iso=None, device=device), label="v")
     bop = gb.semirings.binary_op(op)
     t_dtype = bop.output_dtype(gb.dtypes.unify(np.dtype(udt), np.dtype(vdt)))
-    kw = _draw_writeback(data, shape, t_dtype, device)
+    kw = draw_writeback(data, shape, t_dtype, device)
     gb_fn, ref_fn = (gb.ewise_add, ref.ewise_add) if union else (gb.ewise_mult, ref.ewise_mult)
     check(gb_fn, ref_fn, (u, v), kw, extra={"op": op})
 
@@ -252,7 +224,7 @@ def test_apply(case, vector, device, data):
     if right is not None:
         bound["right"] = right
     T = ref.apply(to_reference(obj), op, **bound)
-    kw = _draw_writeback(data, _shape(obj), T.dtype, device)
+    kw = draw_writeback(data, _shape(obj), T.dtype, device)
     # float32 sqrt may round differently from float64-then-round: 1 ulp
     check(gb.apply, ref.apply, (obj,), kw, extra={"op": op, **bound},
           rtol=1e-6 if op == "sqrt" else None)
@@ -292,7 +264,7 @@ def test_select_matrix(case, device, data):
     op, thunk = case
     A = data.draw(gst.matrices(None, "float64", max_dim=MAX_DIM, iso=None, device=device),
                   label="A")
-    kw = _draw_writeback(data, tuple(A.shape), A.dtype, device)
+    kw = draw_writeback(data, tuple(A.shape), A.dtype, device)
     check(gb.select, ref.select, (A,), kw, extra={"op": op, "thunk": thunk})
 
 
@@ -303,7 +275,7 @@ def test_select_vector(case, device, data):
     dt = "int32" if op.startswith("value") else "float32"
     u = data.draw(gst.vectors(None, dt, small=True, device=device), label="u")
     thunk = int(thunk) if dt == "int32" else thunk
-    kw = _draw_writeback(data, u.size, u.dtype, device)
+    kw = draw_writeback(data, u.size, u.dtype, device)
     check(gb.select, ref.select, (u,), kw, extra={"op": op, "thunk": thunk})
 
 
@@ -346,7 +318,7 @@ def test_reduce_axis(case, axis, device, data):
     A = data.draw(gst.matrices(None, dt, max_dim=MAX_DIM, iso=None, device=device), label="A")
     size = A.shape[0] if axis in ("rows", 1) else A.shape[1]
     t_dtype = gb.semirings.monoid(monoid).output_dtype(np.dtype(dt))
-    kw = _draw_writeback(data, size, t_dtype, device)
+    kw = draw_writeback(data, size, t_dtype, device)
     check(gb.reduce, ref.reduce, (A,), kw, extra={"monoid": monoid, "axis": axis})
 
 
@@ -373,7 +345,7 @@ def test_extract(dt, vector, device, data):
     else:
         idx = [_index_list(data, u.shape[0], "rows"), _index_list(data, u.shape[1], "cols")]
         shape = tuple(u.shape[d] if idx[d] is None else len(idx[d]) for d in range(2))
-    kw = _draw_writeback(data, shape, u.dtype, device)
+    kw = draw_writeback(data, shape, u.dtype, device)
     expected = ref.extract(to_reference(u), *idx, **_ref_kw(kw))
     got = gb.extract(u, *idx, **kw)
     if kw["out"] is not None:
@@ -428,7 +400,7 @@ def test_assign(dt, vector, scalar, device, data):
 @given(data=st.data())
 def test_transpose(dt, device, data):
     A = data.draw(gst.matrices(None, dt, max_dim=MAX_DIM, iso=None, device=device), label="A")
-    kw = _draw_writeback(data, tuple(A.shape[::-1]), A.dtype, device)
+    kw = draw_writeback(data, tuple(A.shape[::-1]), A.dtype, device)
     check(gb.transpose, ref.transpose, (A,), kw)
     # a transposed view materializes back to A
     assert_equal(gb.transpose(A.T), to_reference(A))
@@ -530,7 +502,7 @@ def test_mxv_every_format(fmt, direction, device, data):
     m, n = data.draw(gst.shapes(MAX_DIM), label="shape")
     A = data.draw(gst.matrices((m, n), "float64", iso=None, device=device), label="A")
     x = data.draw(gst.vectors(n, "float64", device=device), label="x")
-    kw = _draw_writeback(data, m, np.dtype("float64"), device)
+    kw = draw_writeback(data, m, np.dtype("float64"), device)
     with gb.config(format=fmt, direction=direction):
         check(gb.mxv, ref.mxv, (A, x), kw, extra={"semiring": "min_plus"})
 

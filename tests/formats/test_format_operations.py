@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import draw_writeback, product_case_id, result_dtype
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -54,25 +55,6 @@ TINY = {"l1d": 16, "l2": 16, "l3": 16, "line": 4, "threads": 3}
 MAX_DIM = 9
 
 
-def _id(case):
-    s, a, b = case
-    return f"{getattr(s, 'name', s)}-{a}-{b}"
-
-
-def _result_dtype(semiring, a, b):
-    return resolve_semiring(semiring).types(np.dtype(a), np.dtype(b))[2]
-
-
-def _writeback(data, size, dtype):
-    mask = data.draw(gst.masks(size), label="mask")
-    accum = data.draw(gst.accums(), label="accum")
-    replace = data.draw(st.booleans(), label="replace")
-    out = None
-    if accum is not None or replace or data.draw(st.booleans(), label="out given"):
-        out = data.draw(gst.vectors(size, dtype), label="out")
-    return {"mask": mask, "accum": accum, "out": out, "replace": replace}
-
-
 def _check(gb_fn, ref_fn, args, kw, semiring):
     rkw = {"mask": None if kw["mask"] is None else to_reference(kw["mask"]),
            "accum": kw["accum"], "replace": kw["replace"],
@@ -88,7 +70,7 @@ def _check(gb_fn, ref_fn, args, kw, semiring):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("case", CASES, ids=_id)
+@pytest.mark.parametrize("case", CASES, ids=product_case_id)
 @given(data=st.data())
 def test_mxv_pinned_format(fmt, case, data):
     s, adt, xdt = case
@@ -99,7 +81,7 @@ def test_mxv_pinned_format(fmt, case, data):
     else:
         A = data.draw(gst.matrices((m, n), adt, iso=None), label="A")
     x = data.draw(gst.vectors(n, xdt), label="x")
-    kw = _writeback(data, m, _result_dtype(s, adt, xdt))
+    kw = draw_writeback(data, m, result_dtype(s, adt, xdt))
     with hardware.assume(**TINY), gb.config(format=fmt):
         plan = gb.explain(gb.mxv, A, x, s, mask=kw["mask"])
         assert (plan.format, plan.direction) == (fmt, "pull"), plan
@@ -109,14 +91,14 @@ def test_mxv_pinned_format(fmt, case, data):
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
-@pytest.mark.parametrize("case", [CASES[0], CASES[1], CASES[6]], ids=_id)
+@pytest.mark.parametrize("case", [CASES[0], CASES[1], CASES[6]], ids=product_case_id)
 @given(data=st.data())
 def test_vxm_pinned_format(fmt, case, data):
     s, adt, xdt = case
     m, n = data.draw(gst.shapes(MAX_DIM), label="shape")
     A = data.draw(gst.matrices((m, n), adt, iso=None), label="A")
     u = data.draw(gst.vectors(m, xdt), label="u")
-    kw = _writeback(data, n, _result_dtype(s, xdt, adt))
+    kw = draw_writeback(data, n, result_dtype(s, xdt, adt))
     with hardware.assume(**TINY), gb.config(format=fmt):
         _check(gb.vxm, ref.vxm, (u, A), kw, s)
 

@@ -1,0 +1,58 @@
+"""Helpers shared by the operation tests of several layers: ids of product cases, the
+result dtype of a semiring, and the write-back arguments (``mask``, ``accum``, ``out``,
+``replace``) a test draws for an operation."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import strategies as st
+
+from gblas.semirings import semiring as resolve_semiring
+from gblas.testing import strategies as gst
+
+
+def product_case_id(case: tuple) -> str:
+    """The pytest id of a ``(semiring, dtype of A, dtype of x)`` case; a semiring object is
+    named by its ``name``.
+
+    >>> product_case_id(("min_plus", "int32", "int64"))
+    'min_plus-int32-int64'
+    """
+    s, a, b = case
+    return f"{getattr(s, 'name', s)}-{a}-{b}"
+
+
+def result_dtype(semiring, a, b) -> np.dtype:
+    """The dtype ``T`` a semiring's product of operands of dtypes ``a`` and ``b`` has.
+
+    >>> result_dtype("min_plus", "int32", "int64")
+    dtype('int64')
+    """
+    return resolve_semiring(semiring).types(np.dtype(a), np.dtype(b))[2]
+
+
+def draw_writeback(data, shape, dtype, device: str = "cpu", mask_kinds=gst.MASK_KINDS,
+                   accums=gst.ACCUMS) -> dict:
+    """Draw the write-back keywords of an operation whose result has ``shape`` (an int for
+    a vector) and ``dtype``: a mask of one of ``mask_kinds``, an accumulator of ``accums``,
+    ``replace``, and an ``out`` object (always one with an accumulator or ``replace``,
+    otherwise maybe none).
+
+    >>> from hypothesis import given
+    >>> @given(st.data())
+    ... def probe(data):
+    ...     kw = draw_writeback(data, 3, np.dtype("float64"))
+    ...     assert sorted(kw) == ["accum", "mask", "out", "replace"]
+    ...     assert kw["out"] is not None or (kw["accum"] is None and not kw["replace"])
+    >>> probe()
+    """
+    mask = data.draw(gst.masks(shape, mask_kinds, device=device), label="mask")
+    accum = data.draw(gst.accums(accums), label="accum")
+    replace = data.draw(st.booleans(), label="replace")
+    out = None
+    if accum is not None or replace or data.draw(st.booleans(), label="out given"):
+        if isinstance(shape, int):
+            out = data.draw(gst.vectors(shape, dtype, device=device), label="out")
+        else:
+            out = data.draw(gst.matrices(shape, dtype, iso=None, device=device), label="out")
+    return {"mask": mask, "accum": accum, "out": out, "replace": replace}
