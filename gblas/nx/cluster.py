@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._common import device, graph, node_subset, refuse_multigraph, to_numpy
+from ._common import device, graph, node_dict, node_subset, refuse_multigraph, to_numpy
 from .graph import GblasGraph
 
 __all__ = ["average_clustering", "clustering", "square_clustering", "transitivity",
@@ -52,8 +52,7 @@ def triangles(G, nodes=None):
     t2, _ = _triangles_degrees(G)
     if nodes is not None and nodes in G:
         return int(t2[G.index[nodes]] // 2)
-    idx = node_subset(G, nodes)
-    return dict(zip((G.nodes[i] for i in idx.tolist()), (t2[idx] // 2).tolist()))
+    return node_dict(G, t2 // 2, node_subset(G, nodes))
 
 
 def clustering(G, nodes=None, weight=None):
