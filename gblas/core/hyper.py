@@ -211,6 +211,33 @@ def matrix_mask_at(mask: Mask | None, R, C) -> Mask | None:
 # ---------------------------------------------------------------------- products
 
 
+def vector_back(run1, rows, size: int, out, mask, accum, replace, device, writeback):
+    """The run of a compact product or reduce whose output positions are the compact
+    ``rows``: ``run1``'s vector mapped back to ``size`` global positions, then written
+    (already masked) into ``out``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import gblas as gb
+    >>> def keep(out, T, dtype, *args, premasked):
+    ...     return T.indices.tolist(), T.values.tolist()
+    >>> y = gb.Vector.from_coo([0, 1], [5.0, 7.0], size=2)
+    >>> run = vector_back(lambda: y, np.array([3, 8]), 10, None, None, None, False, "cpu",
+    ...                   keep)
+    >>> run()
+    ([3, 8], [5.0, 7.0])
+    """
+
+    def run():
+        y = run1()
+        d = y.sparse_data()
+        T = VecData(size, rows[np.asarray(d.indices, np.int64)], d.values, None)
+        return writeback(out, T, y.dtype, mask, accum, replace, device, premasked=True)
+
+    return run
+
+
 def prepare_mxv(base, transposed, x, s, mask, accum, out, replace, device, call, prepare,
                 writeback):
     """mxv / vxm of a hypersparse ``op(A)``: the compact ``k x c`` product over the rows
@@ -222,14 +249,7 @@ def prepare_mxv(base, transposed, x, s, mask, accum, out, replace, device, call,
     inner, run1 = prepare(op, vector_at(x, cols), s, mask=vector_mask_at(mask, rows),
                           _call=call)
     plan = plan_hypersparse(inner, call, storage_reason(base), op.shape, built)
-
-    def run():
-        y = run1()
-        d = y.sparse_data()
-        T = VecData(nrows, rows[np.asarray(d.indices, np.int64)], d.values, None)
-        return writeback(out, T, y.dtype, mask, accum, replace, device, premasked=True)
-
-    return plan, run
+    return plan, vector_back(run1, rows, nrows, out, mask, accum, replace, device, writeback)
 
 
 def prepare_mxm(a, ta, b, tb, s, mask, accum, out, replace, device, prepare, writeback):
@@ -366,14 +386,7 @@ def prepare_reduce_axis(A, monoid, mask, accum, out, replace, device, prepare, w
     inner, run1 = prepare(op, monoid, axis="rows", mask=vector_mask_at(mask, rows))
     plan = plan_hypersparse(inner, "reduce", storage_reason(base), op.shape, built)
     size = A.shape[0]
-
-    def run():
-        y = run1()
-        d = y.sparse_data()
-        T = VecData(size, rows[np.asarray(d.indices, np.int64)], d.values, None)
-        return writeback(out, T, y.dtype, mask, accum, replace, device, premasked=True)
-
-    return plan, run
+    return plan, vector_back(run1, rows, size, out, mask, accum, replace, device, writeback)
 
 
 # ---------------------------------------------------------------- extract, assign
