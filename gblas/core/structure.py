@@ -319,19 +319,8 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     else:
         raise bad_arg(InvalidObject, call, "out", "a gb.Vector or gb.Matrix to assign into",
                       type(out).__name__)
+    mask, accum, device = _check_assign(call, out, value, region_shape, mask, accum, replace)
     scalar = np.isscalar(value)
-    if not scalar:
-        kind = Vector if isinstance(out, Vector) else Matrix
-        ok = isinstance(value, Vector) if kind is Vector else is_matrix(value)
-        if not ok:
-            raise bad_arg(InvalidObject, call, "value", f"a scalar or a gb.{kind.__name__}",
-                          type(value).__name__)
-        if tuple(value.shape) != region_shape:
-            raise bad_arg(DimensionMismatch, call, "value", f"shape {region_shape} (the index "
-                          "set's)", f"shape {tuple(value.shape)}")
-    mask, accum, _, device = check_common(call, type(out), tuple(out.shape), mask=mask,
-                                          accum=accum, out=None, replace=replace, out_=out,
-                                          value=None if scalar else value)
     xp = xp_for(device)
     if isinstance(out, Vector):
         if scalar:
@@ -409,6 +398,25 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     return writeback_matrix(out, T, mask, None, replace, device)
 
 
+def _check_assign(call: str, out, value, region: tuple, mask, accum, replace):
+    """assign's checks of ``value`` (a scalar, or a Vector / Matrix as ``out`` is, of the
+    index set's shape ``region``) and of the mask and accum: ``(mask, accum, device)``."""
+    scalar = np.isscalar(value)
+    if not scalar:
+        vec = isinstance(out, Vector)
+        kind = Vector if vec else Matrix
+        if not (isinstance(value, Vector) if vec else is_matrix(value)):
+            raise bad_arg(InvalidObject, call, "value", f"a scalar or a gb.{kind.__name__}",
+                          type(value).__name__)
+        if tuple(value.shape) != region:
+            raise bad_arg(DimensionMismatch, call, "value", f"shape {region} (the index "
+                          "set's)", f"shape {tuple(value.shape)}")
+    mask, accum, _, device = check_common(call, type(out), tuple(out.shape), mask=mask,
+                                          accum=accum, out=None, replace=replace, out_=out,
+                                          value=None if scalar else value)
+    return mask, accum, device
+
+
 def _assign_hyper(out, value, indices, cols, mask, accum, replace):
     """assign into a hypersparse ``out``: the arguments checked as :func:`assign` does,
     then the compact problem (:func:`gblas.core.hyper.assign_vector` / ``assign_matrix``)."""
@@ -420,18 +428,7 @@ def _assign_hyper(out, value, indices, cols, mask, accum, replace):
     idx = [None if i is None else as_index_array(i, call, a, d)
            for i, a, d in zip((indices, cols), ("indices", "cols"), dims)]
     region = tuple(d if i is None else i.size for i, d in zip(idx, dims))
-    scalar = np.isscalar(value)
-    if not scalar:
-        kind = Vector if vec else Matrix
-        if not (isinstance(value, Vector) if vec else is_matrix(value)):
-            raise bad_arg(InvalidObject, call, "value", f"a scalar or a gb.{kind.__name__}",
-                          type(value).__name__)
-        if tuple(value.shape) != region:
-            raise bad_arg(DimensionMismatch, call, "value", f"shape {region} (the index "
-                          "set's)", f"shape {tuple(value.shape)}")
-    mask, accum, _, device = check_common(call, type(out), tuple(out.shape), mask=mask,
-                                          accum=accum, out=None, replace=replace, out_=out,
-                                          value=None if scalar else value)
+    mask, accum, device = _check_assign(call, out, value, region, mask, accum, replace)
     if vec:
         return hyper.assign_vector(out, value, idx[0], mask, accum, replace, assign)
     return hyper.assign_matrix(out, value, idx[0], idx[1], mask, accum, replace, assign)
