@@ -292,17 +292,24 @@ def _check(data, shape, gb_call, x_expr, *, oracle=None, tol=False, out_dtype=No
 # ------------------------------------------------------------------- matrix products
 
 
-@_settings("mxv")
-@given(data=st.data())
-def test_mxv(data):
+def _matvec_operands(data, x_size: str):
+    """The operands of ``mxv`` (``x_size="n"``) or ``vxm`` (``"m"``), drawn: dtype, semiring,
+    ``m, n``, an ``m x n`` matrix (plain or a transposed view) and its twin, and x."""
     dt = data.draw(st.sampled_from(DTYPES), label="dtype")
     s = data.draw(st.sampled_from(SEMIRINGS), label="semiring")
     m, n = _dim(data, "m"), _dim(data, "n")
     vals = _values(data, dt)
     t = data.draw(st.booleans(), label="A transposed")
     A = _matrix(data, (n, m) if t else (m, n), dt, vals, "A")
-    x = _vector(data, n, dt, vals, "x")
+    x = _vector(data, n if x_size == "n" else m, dt, vals, "x")
     Ag, Ax = (A.T, _to_x(A).T) if t else (A, _to_x(A))
+    return dt, s, m, n, Ag, Ax, x
+
+
+@_settings("mxv")
+@given(data=st.data())
+def test_mxv(data):
+    dt, s, m, n, Ag, Ax, x = _matvec_operands(data, x_size="n")
     oracle = None
     if s == "any_second":
         oracle = lambda **kw: ref.mxv(gbt.to_reference(Ag), gbt.to_reference(x), s, **kw)
@@ -313,14 +320,7 @@ def test_mxv(data):
 @_settings("vxm")
 @given(data=st.data())
 def test_vxm(data):
-    dt = data.draw(st.sampled_from(DTYPES), label="dtype")
-    s = data.draw(st.sampled_from(SEMIRINGS), label="semiring")
-    m, n = _dim(data, "m"), _dim(data, "n")
-    vals = _values(data, dt)
-    t = data.draw(st.booleans(), label="A transposed")
-    A = _matrix(data, (n, m) if t else (m, n), dt, vals, "A")
-    x = _vector(data, m, dt, vals, "x")
-    Ag, Ax = (A.T, _to_x(A).T) if t else (A, _to_x(A))
+    dt, s, m, n, Ag, Ax, x = _matvec_operands(data, x_size="m")
     oracle = None
     if s == "any_second":
         oracle = lambda **kw: ref.vxm(gbt.to_reference(x), gbt.to_reference(Ag), s, **kw)
