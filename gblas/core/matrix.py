@@ -8,6 +8,7 @@ preprocessing is paid once and reused across iterations and algorithms.
 from __future__ import annotations
 
 import importlib
+from functools import partial
 
 import numpy as np
 
@@ -27,6 +28,38 @@ from ..planner import admit_format
 from ..planner.choose import choose_storage
 from ._check import as_device_index_array, as_index_array, check_index, check_shape
 from .mask import Mask
+
+
+def _coo_indices(check, rows, cols, shape, call: str):
+    """``(r, c, (m, n))``: from_coo's row and column indices checked by ``check``
+    (:func:`as_index_array`, or :func:`as_device_index_array` bound to CuPy), of one
+    length and within the shape (default: one past the largest indices)."""
+    r = check(rows, call, "rows")
+    c = check(cols, call, "cols")
+    if r.shape != c.shape:
+        raise bad_arg(DimensionMismatch, call, "cols", f"{r.size} column indices (as rows)",
+                      f"{c.size}")
+    if shape is None:
+        shape = (int(r.max()) + 1 if r.size else 0, int(c.max()) + 1 if c.size else 0)
+    m, n = check_shape(shape, call)
+    check(r, call, "rows", m)
+    check(c, call, "cols", n)
+    return r, c, (m, n)
+
+
+def _coo_values(vals, r, dtype, call: str):
+    """from_coo's value array (NumPy or CuPy): one per index in ``r``, cast to ``dtype``."""
+    if vals.shape != r.shape:
+        raise bad_arg(DimensionMismatch, call, "values", f"{r.size} values",
+                      f"shape {vals.shape}")
+    dt = dtypes.lookup(dtype if dtype is not None else vals.dtype, call)
+    return vals.astype(dt, copy=False)
+
+
+def _duplicates_error(call: str) -> InvalidValue:
+    """from_coo's error for repeated (row, col) pairs without a dup_op."""
+    return bad_arg(InvalidValue, call, "rows", "unique (row, col) pairs (dup_op=None)",
+                   "duplicates", "Pass dup_op='plus' (or another) to combine them.")
 
 
 class Matrix:
@@ -81,16 +114,7 @@ class Matrix:
         call = "Matrix.from_coo"
         if any(is_cupy_array(a) for a in (rows, cols, values)):
             return cls._from_coo_gpu(rows, cols, values, shape, dup_op, dtype)
-        r = as_index_array(rows, call, "rows")
-        c = as_index_array(cols, call, "cols")
-        if r.shape != c.shape:
-            raise bad_arg(DimensionMismatch, call, "cols", f"{r.size} column indices (as rows)",
-                          f"{c.size}")
-        if shape is None:
-            shape = (int(r.max()) + 1 if r.size else 0, int(c.max()) + 1 if c.size else 0)
-        m, n = check_shape(shape, call)
-        as_index_array(r, call, "rows", m)
-        as_index_array(c, call, "cols", n)
+        r, c, (m, n) = _coo_indices(as_index_array, rows, cols, shape, call)
         iso = None
         if values is None:
             vals = None
@@ -99,20 +123,14 @@ class Matrix:
             vals, iso = None, dt.type(values)
         else:
             vals = to_numpy(values) if hasattr(values, "get") else np.asarray(values)
-            if vals.shape != r.shape:
-                raise bad_arg(DimensionMismatch, call, "values", f"{r.size} values",
-                              f"shape {vals.shape}")
-            dt = dtypes.lookup(dtype if dtype is not None else vals.dtype, call)
-            vals = vals.astype(dt, copy=False)
+            vals = _coo_values(vals, r, dtype, call)
         op = None if dup_op is None else binary_op(dup_op, call, "dup_op")
         try:
             # the planner's storage rule: DCSR when the rows far outnumber the entries
             store = Hypersparse if choose_storage((m, n), r.size)[0] == "hypersparse" else CSR
             csr = store.from_coo(r, c, vals, (m, n), dup_op=op, iso_value=iso)
         except InvalidObject:
-            raise bad_arg(InvalidValue, call, "rows", "unique (row, col) pairs (dup_op=None)",
-                          "duplicates", "Pass dup_op='plus' (or another) to combine them."
-                          ) from None
+            raise _duplicates_error(call) from None
         except MemoryError as exc:
             raise out_of_memory(call, exc, what=f"the storage of {r.size:,} entries in a "
                                 f"{m:,} x {n:,} matrix") from exc
@@ -129,34 +147,19 @@ class Matrix:
 
         call = "Matrix.from_coo"
         cp = cupy_module(call)
-        r = as_device_index_array(cp, rows, call, "rows")
-        c = as_device_index_array(cp, cols, call, "cols")
-        if r.shape != c.shape:
-            raise bad_arg(DimensionMismatch, call, "cols", f"{r.size} column indices (as rows)",
-                          f"{c.size}")
-        if shape is None:
-            shape = (int(r.max()) + 1 if r.size else 0, int(c.max()) + 1 if c.size else 0)
-        m, n = check_shape(shape, call)
-        as_device_index_array(cp, r, call, "rows", m)
-        as_device_index_array(cp, c, call, "cols", n)
+        r, c, (m, n) = _coo_indices(partial(as_device_index_array, cp), rows, cols, shape,
+                                    call)
         iso = vals = None
         if values is not None and np.ndim(values) == 0 and not is_cupy_array(values):
             dt = dtypes.lookup(dtype if dtype is not None else np.asarray(values).dtype, call)
             iso = dt.type(values)
         elif values is not None:
-            vals = cp.asarray(values)
-            if vals.shape != r.shape:
-                raise bad_arg(DimensionMismatch, call, "values", f"{r.size} values",
-                              f"shape {vals.shape}")
-            dt = dtypes.lookup(dtype if dtype is not None else vals.dtype, call)
-            vals = vals.astype(dt, copy=False)
+            vals = _coo_values(cp.asarray(values), r, dtype, call)
         op = None if dup_op is None else binary_op(dup_op, call, "dup_op")
         try:
             indptr, indices, vals = csr_arrays_from_coo(cp, r, c, vals, (m, n), op, iso)
         except DuplicateEntries:
-            raise bad_arg(InvalidValue, call, "rows", "unique (row, col) pairs (dup_op=None)",
-                          "duplicates", "Pass dup_op='plus' (or another) to combine them."
-                          ) from None
+            raise _duplicates_error(call) from None
         if vals is not None:
             csr = CSR((m, n), indptr, indices, vals, vals.dtype, None, "gpu")
         elif iso is None:
