@@ -1,8 +1,11 @@
 """Helpers shared by the operation tests of several layers: ids of product cases, the
 result dtype of a semiring, and the write-back arguments (``mask``, ``accum``, ``out``,
-``replace``) a test draws for an operation."""
+``replace``) a test draws for an operation, and a local Dask cluster's client."""
 
 from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
 
 import numpy as np
 from hypothesis import strategies as st
@@ -56,3 +59,27 @@ def draw_writeback(data, shape, dtype, device: str = "cpu", mask_kinds=gst.MASK_
         else:
             out = data.draw(gst.matrices(shape, dtype, iso=None, device=device), label="out")
     return {"mask": mask, "accum": accum, "out": out, "replace": replace}
+
+
+@contextlib.contextmanager
+def local_client(n_workers: int, silence_logs: int = 40) -> Iterator:
+    """A Dask client of a ``LocalCluster`` of ``n_workers`` one-thread worker processes
+    (no dashboard), closed with its cluster on exit.  Needs the ``distributed`` extra.
+
+    >>> import pytest
+    >>> _ = pytest.importorskip("distributed")
+    >>> with local_client(1, silence_logs=50) as c:
+    ...     len(c.scheduler_info()["workers"])
+    1
+    """
+    import distributed
+
+    cluster = distributed.LocalCluster(n_workers=n_workers, threads_per_worker=1,
+                                       processes=True, dashboard_address=None,
+                                       silence_logs=silence_logs)
+    c = distributed.Client(cluster)
+    try:
+        yield c
+    finally:
+        c.close()
+        cluster.close()

@@ -19,6 +19,7 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="needs the distributed extra")
 
+from helpers import local_client  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
@@ -39,12 +40,8 @@ FEW = settings(max_examples=12, deadline=None,
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=40)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+    with local_client(3, silence_logs=40) as c:
+        yield c
 
 
 def _grid(draw, shape):

@@ -17,6 +17,8 @@ import pytest
 
 distributed = pytest.importorskip("distributed", reason="needs the distributed extra")
 
+from helpers import local_client  # noqa: E402
+
 import gblas as gb  # noqa: E402
 from gblas.distributed import Checkpoint, WorkerLost  # noqa: E402
 
@@ -25,12 +27,8 @@ pytestmark = pytest.mark.distributed
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                       dashboard_address=None, silence_logs=50)
-    c = distributed.Client(cluster)
-    yield c
-    c.close()
-    cluster.close()
+    with local_client(2, silence_logs=50) as c:
+        yield c
 
 
 class _Killer(threading.Thread):
