@@ -46,9 +46,54 @@ def _sorted_csr(rows: np.ndarray, cols: np.ndarray, m: int):
     return coo_order(rows, cols, m)
 
 
+class CompressedEntries:
+    """What CSR and the hypersparse DCSR share: entries stored as ``indices`` with their
+    ``values`` (None when iso: ``iso_value`` stands for every entry) on ``device``; the
+    class using it provides ``row_indices()``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = CSR.from_coo(np.array([0, 1]), np.array([1, 0]), None, (2, 2), iso_value=7)
+    >>> A.nnz, A.is_iso, A.dense_values().tolist()
+    (2, True, [7, 7])
+    >>> [a.tolist() for a in A.to_coo()]
+    [[0, 1], [1, 0], [7, 7]]
+    """
+
+    __slots__ = ()
+
+    @property
+    def nnz(self) -> int:
+        # the indices' length: no device read-back (indptr[-1] would sync a GPU)
+        return int(self.indices.shape[0])
+
+    @property
+    def is_iso(self) -> bool:
+        return self.values is None
+
+    def values_or_iso(self):
+        """``(values, iso)`` where ``values`` is a length-1 array holding the iso value when iso."""
+        if self.values is not None:
+            return self.values, False
+        xp = xp_for(self.device)
+        return xp.full(1, self.iso_value, dtype=self.dtype), True
+
+    def dense_values(self):
+        """The values array, materialized when iso."""
+        if self.values is not None:
+            return self.values
+        xp = xp_for(self.device)
+        return xp.full(self.nnz, self.iso_value, dtype=self.dtype)
+
+    def to_coo(self):
+        """``(rows, cols, values)`` as new arrays (never views of the storage)."""
+        return self.row_indices(), self.indices.astype(np.int64), self.dense_values().copy()
+
+
 @register_format
 @dataclass(eq=False)
-class CSR(FormatBase):
+class CSR(CompressedEntries, FormatBase):
     """Compressed sparse rows with optional iso values.
 
     Examples
@@ -190,32 +235,9 @@ class CSR(FormatBase):
 
     # -------------------------------------------------------------------- properties
     @property
-    def nnz(self) -> int:
-        # the indices' length: no device read-back (indptr[-1] would sync a GPU)
-        return int(self.indices.shape[0])
-
-    @property
-    def is_iso(self) -> bool:
-        return self.values is None
-
-    @property
     def nbytes(self) -> int:
         v = 0 if self.values is None else self.values.nbytes
         return int(self.indptr.nbytes + self.indices.nbytes + v)
-
-    def values_or_iso(self):
-        """``(values, iso)`` where ``values`` is a length-1 array holding the iso value when iso."""
-        if self.values is not None:
-            return self.values, False
-        xp = xp_for(self.device)
-        return xp.full(1, self.iso_value, dtype=self.dtype), True
-
-    def dense_values(self):
-        """The values array, materialized when iso."""
-        if self.values is not None:
-            return self.values
-        xp = xp_for(self.device)
-        return xp.full(self.nnz, self.iso_value, dtype=self.dtype)
 
     def row_indices(self):
         """Row index of every entry (COO rows), as int64."""
@@ -232,10 +254,6 @@ class CSR(FormatBase):
         return xp.diff(self.indptr)
 
     # ------------------------------------------------------------------- conversions
-    def to_coo(self):
-        """``(rows, cols, values)`` as new arrays (never views of the storage)."""
-        return self.row_indices(), self.indices.astype(np.int64), self.dense_values().copy()
-
     def to_scipy(self):
         import scipy.sparse as sp
 

@@ -37,7 +37,7 @@ from .. import dtypes
 from ..backends.registry import register
 from ..exceptions import OutOfMemory
 from .base import FormatBase, register_format
-from .csr import CSR
+from .csr import CSR, CompressedEntries
 
 #: The most rows a hypersparse matrix expands to a CSR for (its row pointers): beyond,
 #: :meth:`Hypersparse.to_csr` raises :class:`~gblas.exceptions.OutOfMemory`.
@@ -89,7 +89,7 @@ def _compact_ids(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 @register_format
 @dataclass(eq=False)
-class Hypersparse(FormatBase):
+class Hypersparse(CompressedEntries, FormatBase):
     """Doubly compressed sparse rows: the non-empty rows' ids, their row pointers, column
     indices and values (``values`` None when iso).
 
@@ -159,38 +159,15 @@ class Hypersparse(FormatBase):
 
     # -------------------------------------------------------------------- properties
     @property
-    def nnz(self) -> int:
-        return int(self.indices.shape[0])
-
-    @property
-    def is_iso(self) -> bool:
-        return self.values is None
-
-    @property
     def nbytes(self) -> int:
         v = 0 if self.values is None else self.values.nbytes
         return int(self.rows.nbytes + self.indptr.nbytes + self.indices.nbytes + v)
-
-    def values_or_iso(self):
-        if self.values is not None:
-            return self.values, False
-        return np.full(1, self.iso_value, dtype=self.dtype), True
-
-    def dense_values(self):
-        """The values array, materialized when iso."""
-        if self.values is not None:
-            return self.values
-        return np.full(self.nnz, self.iso_value, dtype=self.dtype)
 
     def row_indices(self):
         """Row id of every entry (int64)."""
         return np.repeat(self.rows, np.diff(self.indptr).astype(np.int64))
 
     # ------------------------------------------------------------------- conversions
-    def to_coo(self):
-        """``(rows, cols, values)`` as new arrays, sorted by (row, col)."""
-        return self.row_indices(), self.indices.astype(np.int64), self.dense_values().copy()
-
     def compact(self) -> tuple[np.ndarray, CSR]:
         """``(cols, local)``: the sorted ids of the columns holding entries and the
         ``k x c`` CSR over the non-empty rows and those columns (built once, kept)."""
