@@ -626,7 +626,31 @@ class _Stats:
         self.nbytes = int(out_degree.nbytes + in_degree.nbytes)
 
 
-class TransposedMatrix:
+class TransposedView:
+    """What every transposed view (``A.T`` of a Matrix, of a DistMatrix) reads from its
+    ``parent``: the shape reversed, the count of entries, the dtype and device, and
+    ``.T`` giving the parent back.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> A = gb.Matrix.from_coo([0], [1], [5], shape=(2, 3))
+    >>> isinstance(A.T, TransposedView), A.T.nrows, A.T.ncols, A.T.T is A
+    (True, 3, 2, True)
+    """
+
+    __slots__ = ()
+
+    shape = property(lambda self: self.parent.shape[::-1])
+    nrows = property(lambda self: self.parent.shape[1])
+    ncols = property(lambda self: self.parent.shape[0])
+    nvals = property(lambda self: self.parent.nvals)
+    dtype = property(lambda self: self.parent.dtype)
+    device = property(lambda self: self.parent.device)
+    T = property(lambda self: self.parent)
+
+
+class TransposedMatrix(TransposedView):
     """A transposed view of a Matrix (``A.T``): operations use the cached CSR of A^T.
 
     Examples
@@ -641,14 +665,6 @@ class TransposedMatrix:
 
     def __init__(self, parent: Matrix) -> None:
         self.parent = parent
-
-    shape = property(lambda self: self.parent.shape[::-1])
-    nrows = property(lambda self: self.parent.shape[1])
-    ncols = property(lambda self: self.parent.shape[0])
-    nvals = property(lambda self: self.parent.nvals)
-    dtype = property(lambda self: self.parent.dtype)
-    device = property(lambda self: self.parent.device)
-    T = property(lambda self: self.parent)
 
     def csr(self, transposed: bool = False) -> CSR:
         return self.parent.csr(not transposed)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.matrix import TransposedView
 from ..exceptions import InvalidObject, InvalidValue, bad_arg
 from . import exchange
 from .checkpoint import scatter
@@ -236,7 +237,7 @@ class DistMatrix:
                 f"dtype={self.dtype.name}, device={self.device!r})")
 
 
-class DistTransposed:
+class DistTransposed(TransposedView):
     """``D.T`` of a DistMatrix: a view; products use each block's cached transpose."""
 
     is_distributed = True
@@ -245,14 +246,7 @@ class DistTransposed:
     def __init__(self, parent: DistMatrix) -> None:
         self.parent = parent
 
-    shape = property(lambda self: self.parent.shape[::-1])
-    nrows = property(lambda self: self.parent.shape[1])
-    ncols = property(lambda self: self.parent.shape[0])
-    nvals = property(lambda self: self.parent.nvals)
-    dtype = property(lambda self: self.parent.dtype)
-    device = property(lambda self: self.parent.device)
     client = property(lambda self: self.parent.client)
-    T = property(lambda self: self.parent)
 
     def gather(self):
         """The local transpose."""
