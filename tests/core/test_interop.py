@@ -212,7 +212,14 @@ def test_to_scipy_formats(A, fmt):
     St = A.T.to_scipy(fmt)
     assert St.format == fmt
     np.testing.assert_array_equal(St.toarray(), A.to_dense().T)
-    assert gb.Matrix.from_scipy(S).isequal(A, check_dtype=True) or fmt == "dia"
+    back = gb.Matrix.from_scipy(S)
+    if fmt in ("dia", "bsr"):
+        # DIA and BSR store the zeros that pad their diagonals / blocks: SciPy counts them
+        # as stored entries, so only the values where A has entries are compared
+        assert back.nvals >= A.nvals
+        np.testing.assert_array_equal(back.to_dense(), A.to_dense())
+    else:
+        assert back.isequal(A, check_dtype=True)
 
 
 def test_to_scipy_refuses_an_unknown_format():
