@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-gpu test-scipy-csgraph bench lint info clean test-networkx
+.PHONY: demo test test-gpu test-scipy-csgraph bench lint info clean test-networkx docs
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -60,6 +60,17 @@ bench: $(STAMP)
 
 info: $(STAMP)
 	$(VENV)/bin/gblas info
+
+# The API reference from the docstrings (Sphinx, autodoc + napoleon, MyST for the guides);
+# warnings are errors.  Not part of `make test`.  Output: docs/_build/html/index.html
+DOCS_STAMP := $(VENV)/.installed-docs
+
+$(DOCS_STAMP): pyproject.toml $(STAMP)
+	$(PY) -m pip install -q -e ".[docs]"
+	touch $(DOCS_STAMP)
+
+docs: $(DOCS_STAMP)
+	$(VENV)/bin/sphinx-build -W --keep-going -b html docs docs/_build/html
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check gblas tests benchmarks

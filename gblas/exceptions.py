@@ -36,9 +36,9 @@ class OutOfMemory(GraphBLASError, MemoryError):
     """A format or result would not fit in the memory available.
 
     ``nbytes`` (the bytes asked, when known), ``device`` ("cpu" or "gpu") and ``call``
-    are kept as attributes; :func:`out_of_memory` builds the message.  ``retry`` marks an
-    error after which the same call can succeed with another plan (a derived format's
-    build ran out: the planner keeps CSR from then on).
+    are kept as attributes; :func:`~gblas.exceptions.out_of_memory` builds the message.
+    ``retry`` marks an error after which the same call can succeed with another plan (a
+    derived format's build ran out: the planner keeps CSR from then on).
     """
 
     def __init__(self, message: str = "", *, nbytes: int | None = None,

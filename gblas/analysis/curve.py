@@ -1,4 +1,4 @@
-"""Miss curves and side-by-side comparisons built on :func:`~.simulate.simulate`."""
+"""Miss curves and side-by-side comparisons built on :func:`~gblas.analysis.simulate`."""
 
 from __future__ import annotations
 
@@ -58,11 +58,11 @@ def miss_curve(A: Any, sizes: Sequence[int] | None = None, format: str = "csr",
     Parameters
     ----------
     A : Matrix, CSR or scipy.sparse matrix
-        As for :func:`~.simulate.simulate`.
+        As for :func:`~gblas.analysis.simulate`.
     sizes : sequence of int, optional
-        Cache sizes in bytes (default :func:`default_sizes` of the vertex data).
+        Cache sizes in bytes (default ``default_sizes`` of the vertex data).
     format, order, schedule, x_bytes, transposed
-        As for :func:`~.simulate.simulate`.
+        As for :func:`~gblas.analysis.simulate`.
     line : int
         Line bytes.
 
@@ -99,7 +99,7 @@ def miss_curve(A: Any, sizes: Sequence[int] | None = None, format: str = "csr",
 def compare(A: Any, cache: CacheConfig | None = None, *, formats: Iterable[str] = FORMATS,
             orders: Iterable[str] = ("natural",), schedules: Iterable[str] = ("vertex",),
             x_bytes: int = 8, transposed: bool = False) -> list[SimResult]:
-    """:func:`~.simulate.simulate` over formats x orders, plus the CGS schedules (over
+    """:func:`~gblas.analysis.simulate` over formats x orders, plus the CGS schedules (over
     CSR in each order).
 
     Examples

@@ -87,7 +87,7 @@ class CacheConfig:
 
     @classmethod
     def machine(cls, hw: Any = None) -> CacheConfig:
-        """The machine's L1d, L2 and L3 (:func:`gblas.hardware.detect`, as
+        """The machine's L1d, L2 and L3 (``gblas.hardware.detect()``, as
         ``gblas info`` shows them): 8-way L1 and L2, 16-way hashed L3.
 
         Examples

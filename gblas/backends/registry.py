@@ -11,7 +11,7 @@ Kernel contracts (all arrays live on the kernel's device; kernels import nothing
     ``f(A: CSR, x: VecData, allow, semiring, types) -> VecData`` — ``y[i] = add_k
     mul(A[i,k], x[k])``.  ``x`` is dense (``indices is None``); ``allow`` is a bool array
     of length nrows or None (rows where it is False are skipped: no entry).  ``types`` is
-    ``(T, M, R)`` from :meth:`Semiring.types`; A's and x's values are cast to T inside.
+    ``(T, M, R)`` from :meth:`gblas.Semiring.types`; A's and x's values are cast to T inside.
     Returns a dense VecData of dtype R; rows with no product have ``present`` False.
 ``("mxv", "csr", dev, "push")``
     ``f(AT: CSR, x: VecData, allow, semiring, types, nrows) -> VecData`` — same result,
@@ -58,7 +58,7 @@ class VecData(NamedTuple):
 
 class CSRData(NamedTuple):
     """A kernel's sparse-matrix result: CSR arrays, columns sorted within rows
-    (:meth:`gblas.formats.CSR.from_data` makes it a CSR)."""
+    (:meth:`gblas.formats.csr.CSR.from_data` makes it a CSR)."""
 
     shape: tuple
     indptr: Any

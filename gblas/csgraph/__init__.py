@@ -17,7 +17,7 @@ closes the components, which only that search gives), ``depth_first_order``,
 ``csgraph_masked_from_dense``, ``csgraph_from_masked``, ``csgraph_to_masked``,
 ``maximum_flow``, ``maximum_bipartite_matching``, ``min_weight_full_bipartite_matching``,
 ``structural_rank``, ``reverse_cuthill_mckee`` and ``yen`` (see
-:mod:`gblas.csgraph._scipy` for why).  SciPy's own csgraph test suite runs against this
+``gblas.csgraph._scipy`` for why).  SciPy's own csgraph test suite runs against this
 module (``make test-scipy-csgraph``).
 
 Every function takes what SciPy takes (a SciPy sparse matrix or array, a dense array or
@@ -35,12 +35,12 @@ predecessors (``-9999`` for none), int32 labels and orders, shapes following
 
 Shortest paths on non-negative weights are a binary-heap Dijkstra per source where the
 planner estimates it faster (graphs many hops deep: meshes, road networks; the rule is
-:func:`gblas.planner.plan_shortest_paths`, and :func:`paths_plan` shows its choice for
+``gblas.planner.plan_shortest_paths``, and :func:`paths_plan` shows its choice for
 a call), else one batched Bellman-Ford over (min, +) for all the sources at once
 (:mod:`gblas.algorithms.sssp`), or delta-stepping for a single source (what
 ``dijkstra(G, indices=i)`` usually asks); negative weights always take the (min, +)
 path.  Weak components are FastSV or a compiled union-find
-(:mod:`gblas.algorithms.components`); ``breadth_first_order`` a compiled queue over the
+(``gblas.algorithms.components``); ``breadth_first_order`` a compiled queue over the
 graph as SciPy stores it (no copy of a SciPy CSR input), else a sequence of masked
 products.
 

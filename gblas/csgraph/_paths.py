@@ -91,7 +91,7 @@ def _shape(out: np.ndarray, prefix: tuple, n: int) -> np.ndarray:
 
 def paths_plan(A, sources: np.ndarray, negative: bool):
     """The planner's choice of method for shortest paths from ``sources`` on the
-    prepared graph ``A`` (:func:`gblas.planner.plan_shortest_paths`): ``"heap"`` (Dijkstra
+    prepared graph ``A`` (``gblas.planner.plan_shortest_paths``): ``"heap"`` (Dijkstra
     per source) or ``"semiring"`` (the (min, +) products of :mod:`gblas.algorithms.sssp`).
 
     The caller's probe, one BFS in hops from the first source (``O(n + m)``), gives the

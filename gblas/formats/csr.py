@@ -275,7 +275,7 @@ class CSR(CompressedEntries, FormatBase):
         """CSR of the transpose (the CSC of this matrix), indices sorted.
 
         On the CPU a parallel two-pass counting scatter (``O(nnz + ncols)``, no sort:
-        :func:`gblas.backends.cpu.build.transpose`); on the GPU a sort of the keys.
+        ``gblas.backends.cpu.build.transpose``); on the GPU a sort of the keys.
         """
         m, n = self.shape
         if self.device == "cpu":

@@ -5,7 +5,7 @@ as SuiteSparse:GraphBLAS allows) cannot afford CSR's ``nrows + 1`` row pointers.
 doubly compressed layout keeps the sorted ids of the ``k`` non-empty rows (``rows``),
 row pointers over those rows only (``indptr``, ``k + 1``), the column indices (global,
 sorted within each row) and the values (None when iso): ``O(entries + rows with
-entries)`` memory whatever the shape.  The planner's :func:`~gblas.planner.choose_storage`
+entries)`` memory whatever the shape.  The planner's ``choose_storage`` (``gblas.planner.choose``)
 decides when a Matrix keeps this as its canonical storage.
 
 Operations run on the **compact view** (:meth:`Hypersparse.compact`): the ``k x c``
@@ -40,7 +40,7 @@ from .base import FormatBase, register_format
 from .csr import CSR, CompressedEntries
 
 #: The most rows a hypersparse matrix expands to a CSR for (its row pointers): beyond,
-#: :meth:`Hypersparse.to_csr` raises :class:`~gblas.exceptions.OutOfMemory`.
+#: :meth:`Hypersparse.to_csr` raises :class:`~gblas.OutOfMemory`.
 MAX_EXPAND_ROWS = 1 << 26
 
 
@@ -132,7 +132,7 @@ class Hypersparse(CompressedEntries, FormatBase):
     @classmethod
     def from_coo(cls, rows, cols, values, shape, dup_op=None, iso_value=None) -> Hypersparse:
         """Build from COO in ``O(nnz log nnz)`` time and ``O(nnz)`` memory, whatever the
-        shape; duplicates combine with ``dup_op`` as in :meth:`CSR.from_coo`."""
+        shape; duplicates combine with ``dup_op`` as in :meth:`~gblas.formats.csr.CSR.from_coo`."""
         m, n = int(shape[0]), int(shape[1])
         rows = np.asarray(rows, dtype=np.int64)
         cols = np.asarray(cols, dtype=np.int64)

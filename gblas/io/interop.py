@@ -1,8 +1,8 @@
 """Converters between gblas objects and the other ecosystems, each following its own
 convention: python-graphblas (``graphblas.Matrix`` / ``Vector``), pydata/sparse
 (``sparse.COO``), NetworkX graphs (node labels kept), and SciPy / CuPy (through
-:meth:`Matrix.from_scipy`, :meth:`Matrix.to_scipy`, :meth:`Vector.from_scipy`,
-:meth:`Matrix.to_cupy`).
+:meth:`gblas.Matrix.from_scipy`, :meth:`gblas.Matrix.to_scipy`,
+:meth:`gblas.Vector.from_scipy`, :meth:`gblas.Matrix.to_cupy`).
 
 The other libraries are imported only inside these functions (none of them is needed
 to import gblas).  Every converter copies: later changes of one side do not show in
@@ -81,7 +81,8 @@ def to_graphblas(A):
 
     Parameters
     ----------
-    A : gblas.Matrix, its ``.T``, or gblas.Vector (copied to the CPU if on the GPU)
+    A : gblas.Matrix, its ``.T``, or gblas.Vector
+        Copied to the CPU if on the GPU.
 
     Returns
     -------

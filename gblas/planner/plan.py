@@ -16,7 +16,7 @@ class Plan:
     op, format, direction, device : str
         The operation, the format its kernel reads, the direction (or method) and device.
     key : KernelKey or None
-        The kernel that runs (:func:`gblas.core.executor.kernel`); None for a loop of
+        The kernel that runs (``gblas.core.executor.kernel``); None for a loop of
         planned operations (an algorithm on a pinned format, say).
     conversions : tuple of str
         What the call builds or converts first (a format not yet cached, a dense ``x``).

@@ -4,13 +4,13 @@
   dtype, casting the result to the operator's output dtype after each application.  A
   user operator is compiled at its first use with a dtype (:func:`check_compiles`), so
   that a function Numba cannot compile fails there with a
-  :class:`~gblas.exceptions.CompileError` naming the call, the operator and the reason.
+  :class:`~gblas.CompileError` naming the call, the operator and the reason.
 * :func:`cuda_expression` — a CUDA C expression translated from the function's source
   (a ``lambda`` or a ``def`` whose body is one ``return``), so that the same user
   definition runs on the GPU.  Supported: arithmetic, comparisons, ``and``/``or``/``not``,
   conditional expressions, ``min``/``max``/``abs``, ``float``/``int``/``bool``, and the
   ``math``/``numpy`` functions in :data:`MATH_FUNCS`.  Anything else raises
-  :class:`~gblas.exceptions.NoKernel` asking for an explicit ``cuda=`` expression.
+  :class:`~gblas.NoKernel` asking for an explicit ``cuda=`` expression.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _reason(exc: BaseException) -> str:
 def check_compiles(f, func, nargs: int, in_dt: np.dtype, who: str) -> None:
     """Compile the dispatcher ``f`` (of the Python function ``func``) for ``nargs``
     operands of ``in_dt`` now, and turn a failure into a clear
-    :class:`~gblas.exceptions.CompileError`.
+    :class:`~gblas.CompileError`.
 
     ``who`` starts the message (the call and the operator).  A function Numba types as
     returning nothing (it raises on every path) is called once in Python with operands
@@ -140,7 +140,7 @@ def numba_operator(func, nargs: int, in_dt: np.dtype, out_dt: np.dtype,
 
     The operands are cast to ``in_dt`` and the result to ``out_dt`` around every call.
     With ``who`` (the call and the operator, for messages) ``func`` is compiled at once
-    and a failure raises :class:`~gblas.exceptions.CompileError`; otherwise it compiles
+    and a failure raises :class:`~gblas.CompileError`; otherwise it compiles
     lazily with the first kernel that uses it.
 
     Examples

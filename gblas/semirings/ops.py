@@ -107,7 +107,7 @@ class Operator:
         NumPy ufunc with :attr:`nargs` inputs such as ``np.sqrt`` or ``np.add``); must be
         Numba-compilable for the CPU.  Checked here for its number of arguments;
         compiled at its first use with each dtype, where a function Numba cannot
-        compile raises :class:`~gblas.exceptions.CompileError`.
+        compile raises :class:`~gblas.CompileError`.
     cuda : str, optional
         CUDA C expression in the operands (``x``; ``a`` and ``b``); derived from
         ``func`` when omitted.
@@ -144,7 +144,7 @@ class Operator:
         return dtypes.BOOL if self.output == BOOL else np.dtype(dt)
 
     def check_dtype(self, dt: np.dtype, call: str, arg: str = "op") -> None:
-        """Raise :class:`~gblas.exceptions.DomainMismatch` when a float-only operator
+        """Raise :class:`~gblas.DomainMismatch` when a float-only operator
         meets inputs of another dtype."""
         self.note_call(call)
         if self.float_only and np.dtype(dt).kind != "f":

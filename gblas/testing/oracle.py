@@ -1,7 +1,7 @@
 """A per-step oracle for kernel tests: random kernel inputs and products computed in Python.
 
 Kernels cast A's and x's values to ``T``, cast every product to ``M`` and then ``R``, and
-fold with the monoid on ``R`` (:meth:`Semiring.types`).  The functions here do exactly
+fold with the monoid on ``R`` (:meth:`gblas.Semiring.types`).  The functions here do exactly
 that on NumPy scalars, one operator application at a time, and keep every row's list of
 products, so that a comparison can accept any of them for the ANY monoid and scale a
 float tolerance to the terms that were summed.  They work on host (NumPy) arrays; a test
@@ -233,7 +233,7 @@ def ref_mxv(A: CSR, x: np.ndarray, xpres: Any, allow: Any, semiring: Any, types:
     semiring : Semiring
         Its operators' Python functions compute the products and the fold.
     types : tuple of numpy.dtype
-        ``(T, M, R)`` of :meth:`Semiring.types`.
+        ``(T, M, R)`` of :meth:`gblas.Semiring.types`.
 
     Returns
     -------
@@ -296,7 +296,7 @@ TOLERANCE = {np.dtype(np.float32): 1e-5, np.dtype(np.float64): 1e-12}
 
 def close(got: Any, want: Any, dtype: Any, scale: float = 1.0, rtol: float | None = None
           ) -> bool:
-    """Equal, or for floats within ``rtol`` (default :data:`TOLERANCE`) relatively and
+    """Equal, or for floats within ``rtol`` (default ``TOLERANCE``) relatively and
     ``rtol * max(1, scale)`` absolutely: a sum whose terms total ``scale`` in magnitude,
     folded in another order, is off by the order of its terms, not of its result.
 

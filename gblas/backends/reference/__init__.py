@@ -2,10 +2,10 @@
 
 Plain Python over dictionaries (``{i: value}`` for vectors, ``{(i, j): value}`` for
 matrices), written to be obviously correct, with no speed goals and no dependency on
-:mod:`gblas.core`.  Each operation computes its result ``T`` entry by entry and writes it
+``gblas.core``.  Each operation computes its result ``T`` entry by entry and writes it
 back with the GraphBLAS mask/accumulate/replace rules (DESIGN §2).  See
-:mod:`.scalars` for how a scalar operator is evaluated and cast, and how results of the ANY
-monoid are represented (:class:`AnyOf`).
+``gblas.backends.reference.scalars`` for how a scalar operator is evaluated and cast,
+and how results of the ANY monoid are represented (:class:`AnyOf`).
 
 Examples
 --------

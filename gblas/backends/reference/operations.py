@@ -233,7 +233,7 @@ def ewise_mult(u, v, op="times", *, mask=None, accum=None, out=None, replace=Fal
 def apply(u, op, *, left=None, right=None, mask=None, accum=None, out=None, replace=False):
     """``op(u)`` entry-wise; with a bound scalar, ``op(u, right)`` or ``op(left, u)``.
 
-    The scalar's dtype follows :func:`~.scalars.scalar_dtype` and is unified with u's.
+    The scalar's dtype follows ``scalars.scalar_dtype`` and is unified with u's.
 
     Examples
     --------
