@@ -170,4 +170,30 @@ class Mask:
         return ~hit if self.complement else hit
 
 
-__all__ = ["Mask"]
+class MaskViews:
+    """The mask views ``x.S`` and ``x.V`` of a collection; ``mask_type`` makes them
+    (:class:`Mask` for a Vector or Matrix).
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> v = gb.Vector.from_coo([1], [0], size=2)
+    >>> v.S.kind, (~v.V).kind
+    ('S', '~V')
+    """
+
+    __slots__ = ()
+    mask_type: type = Mask
+
+    @property
+    def S(self):
+        """Structural mask view: true where an entry exists."""
+        return self.mask_type(self, True)
+
+    @property
+    def V(self):
+        """Value mask view: true where an entry exists and its value is nonzero."""
+        return self.mask_type(self, False)
+
+
+__all__ = ["Mask", "MaskViews"]

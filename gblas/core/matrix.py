@@ -27,7 +27,7 @@ from ..formats.hypersparse import MAX_EXPAND_ROWS, Hypersparse, expand_error
 from ..planner import admit_format
 from ..planner.choose import choose_storage
 from ._check import as_device_index_array, as_index_array, check_index, check_shape
-from .mask import Mask
+from .mask import MaskViews
 
 
 def _coo_indices(check, rows, cols, shape, call: str):
@@ -62,7 +62,7 @@ def _duplicates_error(call: str) -> InvalidValue:
                    "duplicates", "Pass dup_op='plus' (or another) to combine them.")
 
 
-class Matrix:
+class Matrix(MaskViews):
     """A sparse matrix of a fixed shape and dtype.
 
     ``A[i, j]`` is the edge ``i -> j`` of a graph, as in SciPy and NetworkX.
@@ -287,16 +287,6 @@ class Matrix:
     def T(self) -> TransposedMatrix:
         """The transpose, as a view (no copy until an operation needs its CSR)."""
         return TransposedMatrix(self)
-
-    @property
-    def S(self):
-        """Structural mask view."""
-        return Mask(self, structural=True)
-
-    @property
-    def V(self):
-        """Value mask view."""
-        return Mask(self, structural=False)
 
     # ----------------------------------------------------------------- format cache
     def csr(self, transposed: bool = False) -> CSR:

@@ -23,7 +23,7 @@ from ..exceptions import (
 )
 from ._check import as_device_index_array, as_index_array, check_index, check_size
 from .executor import array_kernel
-from .mask import Mask
+from .mask import MaskViews
 
 # ---------------------------------------------------------------------- ownership
 #
@@ -82,7 +82,7 @@ def _disown(data: VecData) -> None:
             del _OWNERS[id(b)]
 
 
-class Vector:
+class Vector(MaskViews):
     """A sparse vector of a fixed size and dtype.
 
     Examples
@@ -385,16 +385,6 @@ class Vector:
         """Whether every position holds an entry, stored densely."""
         d = self._data
         return d.indices is None and d.present is None
-
-    @property
-    def S(self):
-        """Structural mask view: true where an entry exists."""
-        return Mask(self, structural=True)
-
-    @property
-    def V(self):
-        """Value mask view: true where an entry exists and its value is nonzero."""
-        return Mask(self, structural=False)
 
     @classmethod
     def from_scipy(cls, S, dtype=None) -> Vector:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.mask import MaskViews
 from ..core.matrix import TransposedView
 from ..exceptions import InvalidObject, InvalidValue, bad_arg
 from . import exchange
@@ -90,12 +91,14 @@ def distribute(A, client, grid=None, *, timeout: float | None = None) -> DistMat
     return D
 
 
-class DistMatrix:
+class DistMatrix(MaskViews):
     """A Matrix held as a ``pr x pc`` grid of gblas Matrix blocks on Dask workers.
 
     Use it where a gblas Matrix goes: ``gb.mxv(D, x)``, ``gb.algorithms.pagerank(D)``;
     results are :class:`DistVector` / :class:`DistMatrix`, collected with ``.gather()``.
     """
+
+    mask_type = DistMask
 
     is_distributed = True
     __gblas_dispatch__ = staticmethod(dispatch_hook)
@@ -176,14 +179,6 @@ class DistMatrix:
     @property
     def T(self) -> DistTransposed:
         return DistTransposed(self)
-
-    @property
-    def S(self) -> DistMask:
-        return DistMask(self, True)
-
-    @property
-    def V(self) -> DistMask:
-        return DistMask(self, False)
 
     def block(self, i: int, j: int):
         """The future of block ``(i, j)``."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.mask import MaskViews
 from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
 from . import exchange
 from .checkpoint import scatter
@@ -24,7 +25,7 @@ def dispatch_hook(name, args, kwargs):
     return dispatch(name, args, kwargs)
 
 
-class DistVector:
+class DistVector(MaskViews):
     """A Vector of ``size`` entries cut at ``bounds`` into segments held by workers.
 
     ``parts[k]`` is a future of the gblas Vector of positions ``bounds[k]:bounds[k + 1]``,
@@ -62,14 +63,6 @@ class DistVector:
         futs = [self.client.submit(exchange.nvals, p, workers=[w], pure=False)
                 for p, w in zip(self.parts, self.owners)]
         return int(sum(wait(self.client, futs, "DistVector.nvals", self.timeout)))
-
-    @property
-    def S(self) -> DistMask:
-        return DistMask(self, True)
-
-    @property
-    def V(self) -> DistMask:
-        return DistMask(self, False)
 
     def _replace(self, other: DistVector) -> None:
         """Take ``other``'s segments (an operation's ``out=``)."""
@@ -145,6 +138,9 @@ class DistMask:
 
     def __repr__(self) -> str:
         return f"DistMask({self.kind}, of {self.parent!r})"
+
+
+DistVector.mask_type = DistMask  # the mask class is defined after the vector it masks
 
 
 def scatter_vector(client, vec, bounds: np.ndarray, owners: list,
