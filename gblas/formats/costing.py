@@ -59,6 +59,42 @@ class Estimate:
     note: str = ""
 
 
+#: On the GPU the pull kernels are bound by their gathers of x more than by streaming the
+#: matrix: value bytes count with this weight against the bandwidths of each format.
+GPU_VALUE_WEIGHT = 0.25
+
+
+class GpuPullContext(NamedTuple):
+    """What every format's GPU pull estimate reads: the shape and entries of the matrix
+    the pull reads, the value sizes, the GPU's L2 and the statistics the planner samples
+    (hot-segment share, panel runs per entry, the monoid's fold)."""
+
+    shape: tuple
+    nnz: int
+    a_val: int
+    x_bytes: int
+    y_bytes: int
+    l2: int
+    hot_share: float
+    allowed_frac: float = 1.0
+    runs_per_entry: float | None = None
+    fold: str = "native"
+    gathered: int = 0
+
+    @property
+    def entries(self) -> float:
+        return self.nnz * self.allowed_frac
+
+    @property
+    def vertex(self) -> int:
+        m, n = self.shape
+        return n * self.x_bytes + m * self.y_bytes
+
+    @property
+    def weighted_value(self) -> float:
+        return GPU_VALUE_WEIGHT * self.a_val
+
+
 class PullContext(NamedTuple):
     """What every format's pull estimate reads: the CSR the pull reads, the machine, the
     value sizes and the shared statistics (computed once per call)."""

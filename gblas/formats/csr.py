@@ -116,6 +116,25 @@ class CSR(CompressedEntries, FormatBase):
     iso_value: Any = None
     device: str = "cpu"
 
+    #: GPU pull bandwidth (GB/s of weighted bytes) with x in the L2, and how it falls as the
+    #: vertex data outgrows the L2: ``min(1, L2 / vertex) ** gpu_miss_exp``.
+    gpu_gbs: ClassVar[float] = 590.0
+    gpu_miss_exp: ClassVar[float] = 0.4
+
+    @classmethod
+    def gpu_pull_estimate(cls, ctx):
+        """One thread group per row; x gathers slow down as x outgrows the L2."""
+        from .costing import Estimate, index_bytes
+
+        m, n = ctx.shape
+        e = ctx.entries
+        other = m * (4 + ctx.y_bytes) + n * ctx.x_bytes
+        nbytes = e * (index_bytes(n) + ctx.a_val) + other
+        gbs = cls.gpu_gbs * min(1.0, ctx.l2 / max(ctx.vertex, 1)) ** cls.gpu_miss_exp
+        t = (e * (index_bytes(n) + ctx.weighted_value) + other) / (gbs * 1e9)
+        return Estimate(cls.name, t, 0.0, int(nbytes),
+                        f"vertex data {ctx.vertex / ctx.l2:.2f}x the L2")
+
     @classmethod
     def pull_estimate(cls, ctx):
         """Row-parallel pull: gathers of x beyond the cached share miss (a whole line for

@@ -143,8 +143,37 @@ class GPUHeavyLight(FormatBase):
 
     name: ClassVar[str] = "gpu_heavy_light"
     devices: ClassVar[tuple[str, ...]] = ("gpu",)
-    #: its estimate is :func:`gblas.planner.cost.gpu_pull_estimates` (with csr's on the GPU)
     pull_rank: ClassVar[int | None] = 5
+    #: light panels: bandwidth of their traffic (GB/s), a fixed time per call (two kernels),
+    #: seconds per run by how phase 2 folds the monoid, the column panel width the
+    #: estimate assumes, and the build's ns per entry (on the GPU)
+    gpu_gbs: ClassVar[float] = 2640.0
+    gpu_fixed_s: ClassVar[float] = 1.15e-4
+    fold_s: ClassVar[dict] = {"native": 0.0, "float_add": 0.8e-12, "exchange": 5.8e-12}
+    panel_cols: ClassVar[int] = 16384
+    build_ns_entry: ClassVar[float] = 0.8
+    build_overhead_s: ClassVar[float] = 0.01
+
+    @classmethod
+    def gpu_pull_estimate(cls, ctx):
+        """MultiGraph's light panels: one partial per run, x gathered into the panels'
+        column order first when relabelled; None without the runs per entry."""
+        from .costing import Estimate
+        from .light_panels import GATHER_BYTES
+
+        if ctx.runs_per_entry is None:
+            return None
+        m, n = ctx.shape
+        runs = ctx.runs_per_entry * ctx.nnz  # every entry computed: the mask applies at y
+        r = max(ctx.y_bytes - 1, 1)
+        nbytes = (ctx.nnz * (2 + ctx.a_val) + runs * (2 * r + 2) + n * ctx.x_bytes
+                  + m * ctx.y_bytes)
+        gather = ctx.gathered * GATHER_BYTES  # weighted: random reads
+        t = ((nbytes + gather) / (cls.gpu_gbs * 1e9) + cls.gpu_fixed_s
+             + cls.fold_s[ctx.fold] * runs)
+        build = cls.build_ns_entry * 1e-9 * ctx.nnz + cls.build_overhead_s
+        return Estimate(cls.name, t, build, int(nbytes + gather // 2),
+                        f"light panels, {ctx.runs_per_entry:.2f} runs per entry")
 
     shape: tuple[int, int]
     dtype: np.dtype

@@ -110,8 +110,29 @@ class GPUSegmented(FormatBase):
 
     name: ClassVar[str] = "gpu_segmented"
     devices: ClassVar[tuple[str, ...]] = ("gpu",)
-    #: its estimate is :func:`gblas.planner.cost.gpu_pull_estimates` (with csr's on the GPU)
     pull_rank: ClassVar[int | None] = 4
+    #: bandwidth (GB/s of weighted bytes) whatever the vertex data (x in L2-sized
+    #: segments), local rows per entry, and the build's ns per entry (on the GPU)
+    gpu_gbs: ClassVar[float] = 690.0
+    local_rows_per_entry: ClassVar[float] = 0.1
+    build_ns_entry: ClassVar[float] = 0.5
+    build_overhead_s: ClassVar[float] = 0.01
+
+    @classmethod
+    def gpu_pull_estimate(cls, ctx):
+        """GraphCage's segments: hot columns with 16-bit ids, local rows merged after."""
+        from .costing import Estimate, index_bytes
+
+        m, n = ctx.shape
+        e = ctx.entries
+        hot_idx = ctx.hot_share * 2 + (1 - ctx.hot_share) * index_bytes(n)
+        local = cls.local_rows_per_entry * (8 + 2 * ctx.y_bytes)
+        other = m * ctx.y_bytes + n * ctx.x_bytes
+        nbytes = e * (hot_idx + ctx.a_val + local) + other
+        t = (e * (hot_idx + ctx.weighted_value + local) + other) / (cls.gpu_gbs * 1e9)
+        build = cls.build_ns_entry * 1e-9 * ctx.nnz + cls.build_overhead_s
+        return Estimate(cls.name, t, build, int(nbytes),
+                        f"hot segment {100 * ctx.hot_share:.0f}% of entries")
 
     shape: tuple[int, int]
     hot_cols: Any

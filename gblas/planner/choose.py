@@ -365,7 +365,7 @@ def _gpu_hot_share(A, csr, transposed: bool) -> float:
 
 def _gpu_panel_runs(csr) -> tuple[float, int]:
     """Runs per entry of the light panels gpu_heavy_light would build (a row's entries
-    in one column panel of ``cost.GPU_PANEL_COLS`` columns), and the columns of ``x`` a
+    in one column panel of the format's ``panel_cols`` columns), and the columns of ``x`` a
     call gathers when the build would relabel them by in-degree (then the runs are those
     after relabelling, estimated on a sample of rows; 0: no relabelling); cached with the
     CSR."""
@@ -377,8 +377,9 @@ def _gpu_panel_runs(csr) -> tuple[float, int]:
         nnz = csr.nnz
         got = (0.0, 0)
         if nnz:
-            plain = lpf.panel_pairs(csr, cost.GPU_PANEL_COLS) / nnz
-            after, gathered = lpf.relabelled_pairs_estimate(csr, cost.GPU_PANEL_COLS)
+            cols = FORMATS["gpu_heavy_light"].panel_cols
+            plain = lpf.panel_pairs(csr, cols) / nnz
+            after, gathered = lpf.relabelled_pairs_estimate(csr, cols)
             if lpf.relabel_pays((plain - after) * nnz, gathered):
                 got = (after, gathered)
             else:

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..formats import FORMATS
+from ..formats import FORMATS, pull_formats
 from ..formats.costing import (  # noqa: F401  (the statistics the planner reads)
     NS_EDGE_CACHED,
     NS_EDGE_L2,
@@ -25,13 +25,13 @@ from ..formats.costing import (  # noqa: F401  (the statistics the planner reads
     NS_ROW,
     X_CACHE_SHARE,
     Estimate,
+    GpuPullContext,
     PullContext,
     expansion_factor,
     index_bytes,
     row_imbalance,
     summary,
 )
-from ..formats.light_panels import GATHER_BYTES
 
 # on a one-off call, build the transposed CSR for push only when the frontier is this sparse
 ONE_OFF_PUSH_F = 0.01
@@ -145,61 +145,14 @@ def pull_estimates(csr, hw, x_bytes: int, y_bytes: int, a_val: int, allowed_frac
 # ------------------------------------------------------------- GPU pull formats
 #
 # On the GPU the vertex data is compared with the L2 (GraphCage, TOCAB: gathers that miss
-# the L2 go to DRAM a 32-byte sector at a time).  Effective bandwidths measured on an
-# H100 (50 MB L2, float32 plus_times on Kronecker scale 22 / 24 / 25, see
-# benchmarks/results/formats_gpu.md and planner_gpu.md): the CSR pull kernel reached
-# 876 / 605 / 461 GB/s of its own traffic, about ``min(1, L2 / vertex) **
-# GPU_CSR_MISS_EXP`` times its in-L2 rate; gpu_segmented 942 / 1082 / 1071 GB/s whatever
-# the size.  With these constants the estimates are within 10% of the twelve measured
-# times (CSR and gpu_segmented, valued and pattern-only, scale 22 / 24 / 25).
+# the L2 go to DRAM a 32-byte sector at a time); each GPU format's bandwidths and build
+# costs are declared on its class (``gpu_pull_estimate``), fitted on an H100 (history:
+# benchmarks/results/history_gpu.md, "planner/cost.py").
 
-#: The kernels are bound by their gathers of x more than by streaming the matrix: dropping
-#: the 4-byte values (a pattern-only matrix) saved 9-12% of the time, not 45%.  Value
-#: bytes count with this weight, and the bandwidths below are per weighted byte.
-GPU_VALUE_WEIGHT = 0.25
-#: GB/s (weighted bytes) of the CSR pull kernel when the vertex data fits the L2.
-GPU_CSR_GBS = 590.0
-#: Exponent of the CSR kernel's slowdown with the vertex data over the L2.
-GPU_CSR_MISS_EXP = 0.4
-#: GB/s (weighted bytes) of the gpu_segmented kernels (all sizes).
-GPU_SEGMENTED_GBS = 690.0
-#: Local rows per entry of gpu_segmented (partial written and read, row map, indptr):
-#: 0.06 / 0.09 / 0.11 measured at scale 22 / 24 / 25.
-GPU_LOCAL_ROWS_PER_ENTRY = 0.1
-#: Build: ns per entry (GPU sorts; 0.6 / 0.42 / 0.44 measured) and fixed seconds.
-GPU_BUILD_NS_ENTRY = 0.5
-GPU_BUILD_OVERHEAD_S = 0.01
 #: Device memory a GPU format's build needs at its peak: bytes per entry of the CSR (its
-#: 64-bit sort keys, permutations and row and column ids) and per row and column.  Measured
-#: on an H100 (directed Kronecker, scales 22 and 24, with CuPy's allocations tracked):
-#: gpu_heavy_light 85-94 bytes per entry (valued or iso alike), gpu_segmented 69-75.
+#: 64-bit sort keys, permutations and row and column ids) and per row and column.
 GPU_BUILD_BYTES_PER_ENTRY = 96
 GPU_BUILD_BYTES_PER_VERTEX = 64
-#: gpu_heavy_light with its light entries in column panels (no heavy tile, the default):
-#: GB/s of its own traffic (entries, values, the staged x slices, one partial per run
-#: written and read back with its 16-bit row, y) and a fixed time per call (two kernels,
-#: their tails).  Fitted on an H100 (Kronecker, float32 min_plus, native atomics,
-#: 16384-column by 32768-row panels): 0.41 ms for 0.78 GB at scale 22, 2.94 ms for
-#: 7.45 GB at scale 25.
-GPU_PANELS_GBS = 2640.0
-GPU_PANELS_FIXED_S = 1.15e-4
-#: Seconds per run by how phase 2 folds the monoid (:func:`gpu_fold`): float ``plus``
-#: (the hardware's compare-and-swap spin on shared memory) took 0.004 / 0.30 ms more than
-#: min_plus at scale 22 / 25 (34M / 386M runs) with the rows interleaved by bank (0.05 /
-#: 0.49 ms in increasing row order); the exchange loop of monoids without a
-#: native atomic (float32 times_times's phase 2) 0.12 ms more at scale 22 and 3.6 ms more
-#: at 25 (3.6e-12 and 9.3e-12 s per run).  The constant lies between.  Through gb.mxv
-#: (H100, float32 times_times), gpu_segmented / the light panels / CSR took 0.62 / 0.56 /
-#: 0.95 ms at scale 22 and 4.85 / 6.66 / 10.2 ms at 25: with this constant the planner
-#: picks gpu_segmented at both (right at 25, 12% slower than the panels at 22); with the
-#: scale-22 fit it would pick the panels at 25 too.
-GPU_PANELS_FOLD_S = {"native": 0.0, "float_add": 0.8e-12, "exchange": 5.8e-12}
-#: Column panel width the estimate assumes (the format's default).
-GPU_PANEL_COLS = 16384
-#: Build: ns per entry (the panel sort, the rows interleaved by bank, the layout; no
-#: tiling when no tile can be heavy, the default): 0.73 / 0.79 measured on an H100 at
-#: scale 22 / 25 (0.41 / 0.40 with the rows in increasing order).
-GPU_PANELS_BUILD_NS_ENTRY = 0.8
 
 
 def gpu_fold(monoid: Any, r: Any) -> str:
@@ -252,7 +205,7 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     allowed_frac : float
         Fraction of the rows the mask allows.
     runs_per_entry : float, optional
-        Runs (a row's entries within one column panel of :data:`GPU_PANEL_COLS`) per
+        Runs (a row's entries within one column panel of ``panel_cols``) per
         entry: given, ``gpu_heavy_light`` (light panels) is estimated too.
     fold : {"native", "float_add", "exchange"}
         How the monoid folds (:func:`gpu_fold`).
@@ -271,38 +224,13 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     >>> round(est["csr"].seconds * 1e3, 1), round(est["gpu_segmented"].seconds * 1e3, 1)
     (10.5, 5.0)
     """
-    m, n = shape
-    e = nnz * allowed_frac
-    idx = index_bytes(n)
-    vertex = n * x_bytes + m * y_bytes
+    ctx = GpuPullContext(tuple(shape), nnz, a_val, x_bytes, y_bytes, l2, hot_share,
+                         allowed_frac, runs_per_entry, fold, gathered)
     out: dict[str, Estimate] = {}
-    wval = GPU_VALUE_WEIGHT * a_val
-    other = m * (4 + y_bytes) + n * x_bytes
-    csr_bytes = e * (idx + a_val) + other
-    gbs = GPU_CSR_GBS * min(1.0, l2 / max(vertex, 1)) ** GPU_CSR_MISS_EXP
-    out["csr"] = Estimate("csr", (e * (idx + wval) + other) / (gbs * 1e9), 0.0,
-                          int(csr_bytes), f"vertex data {vertex / l2:.2f}x the L2")
-    hot_idx = hot_share * 2 + (1 - hot_share) * idx
-    local = GPU_LOCAL_ROWS_PER_ENTRY * (8 + 2 * y_bytes)
-    other = m * y_bytes + n * x_bytes
-    seg_bytes = e * (hot_idx + a_val + local) + other
-    build = GPU_BUILD_NS_ENTRY * 1e-9 * nnz + GPU_BUILD_OVERHEAD_S
-    out["gpu_segmented"] = Estimate(
-        "gpu_segmented", (e * (hot_idx + wval + local) + other) / (GPU_SEGMENTED_GBS * 1e9),
-        build, int(seg_bytes), f"hot segment {100 * hot_share:.0f}% of entries")
-    if runs_per_entry is not None:
-        # the panels compute every entry (the mask applies when y is written)
-        runs = runs_per_entry * nnz
-        r = max(y_bytes - 1, 1)
-        lp_bytes = nnz * (2 + a_val) + runs * (2 * r + 2) + n * x_bytes + m * y_bytes
-        gather = gathered * GATHER_BYTES                # weighted: random reads
-        t = ((lp_bytes + gather) / (GPU_PANELS_GBS * 1e9) + GPU_PANELS_FIXED_S
-             + GPU_PANELS_FOLD_S[fold] * runs)
-        lp_bytes += gather // 2
-        out["gpu_heavy_light"] = Estimate(
-            "gpu_heavy_light", t, GPU_PANELS_BUILD_NS_ENTRY * 1e-9 * nnz
-            + GPU_BUILD_OVERHEAD_S, int(lp_bytes),
-            f"light panels, {runs_per_entry:.2f} runs per entry")
+    for f in pull_formats("gpu"):
+        e = FORMATS[f].gpu_pull_estimate(ctx)
+        if e is not None:
+            out[f] = e
     return out
 
 

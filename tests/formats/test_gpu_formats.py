@@ -163,14 +163,15 @@ def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
     """With free builds (and no fixed cost per call) the planner's GPU rule picks the
     format estimated fastest (the other one's bandwidth made hopeless), its reason and
     estimates in the Plan, and the results equal the CSR pull's."""
-    from gblas.planner import cost
+    from gblas.formats import FORMATS
 
-    monkeypatch.setattr(cost, "GPU_BUILD_NS_ENTRY", 0.0)
-    monkeypatch.setattr(cost, "GPU_PANELS_BUILD_NS_ENTRY", 0.0)
-    monkeypatch.setattr(cost, "GPU_BUILD_OVERHEAD_S", 0.0)
-    monkeypatch.setattr(cost, "GPU_PANELS_FIXED_S", 0.0)  # (a small graph)
-    slow = "GPU_PANELS_GBS" if fmt == "gpu_segmented" else "GPU_SEGMENTED_GBS"
-    monkeypatch.setattr(cost, slow, 1e-3)
+    seg, panels = FORMATS["gpu_segmented"], FORMATS["gpu_heavy_light"]
+    for cls in (seg, panels):
+        monkeypatch.setattr(cls, "build_ns_entry", 0.0)
+        monkeypatch.setattr(cls, "build_overhead_s", 0.0)
+    monkeypatch.setattr(panels, "gpu_fixed_s", 0.0)  # (a small graph)
+    slow = panels if fmt == "gpu_segmented" else seg
+    monkeypatch.setattr(slow, "gpu_gbs", 1e-3)
     S_ = larger_graph(rng, 3000)
     if iso:
         S_.data[:] = 1.0
@@ -196,15 +197,16 @@ def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
 
 def test_planner_gpu_rule_keeps_csr_without_reuse_or_memory(monkeypatch, rng):
     from gblas import hardware
-    from gblas.planner import cost
+    from gblas.formats import FORMATS
 
     S_ = larger_graph(rng, 3000)
     A = gb.Matrix.from_scipy(S_).to("gpu")
     x = gb.Vector.from_dense(rng.random(3000)).to("gpu")
     plan = gb.explain(gb.mxv, A, x, "plus_times")
     assert plan.format == "csr"  # a small graph: the build never pays
-    monkeypatch.setattr(cost, "GPU_BUILD_NS_ENTRY", 0.0)
-    monkeypatch.setattr(cost, "GPU_BUILD_OVERHEAD_S", 0.0)
+    for name in ("gpu_segmented", "gpu_heavy_light"):
+        monkeypatch.setattr(FORMATS[name], "build_ns_entry", 0.0)
+        monkeypatch.setattr(FORMATS[name], "build_overhead_s", 0.0)
     monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 0)
     plan = gb.explain(gb.mxv, A, x, "plus_times")
     assert plan.format == "csr" and "device memory" in plan.reason
