@@ -7,15 +7,34 @@ values of the converted edge attributes, and builds the :class:`gblas.Matrix` an
 algorithm asks for (a pattern, or one attribute's values with parallel edges summed or
 minimized) once, on first use.
 
+The conversion (:func:`from_networkx`) does its per-entry work in C-level passes over
+NetworkX's dict-of-dicts (``np.fromiter`` over the chained neighbour dicts, the node
+labels mapped through a dict only when they are not already ``0..n-1``, an attribute read
+with ``itemgetter``), reads an attribute only when it is asked for, and reads an
+undirected edge's attributes once: NetworkX shares one attribute dict between the two
+directions of an undirected edge.
+
 This module imports NetworkX only where a NetworkX graph is made
 (:meth:`GblasGraph.to_networkx`).
 """
 
 from __future__ import annotations
 
+from itertools import chain, compress
+from operator import itemgetter, methodcaller
+
 import numpy as np
 
+from ..exceptions import InvalidValue, bad_arg
+
 __all__ = ["GblasGraph", "from_networkx"]
+
+_values = methodcaller("values")
+
+
+def _constant(values: np.ndarray) -> bool:
+    """True when every value equals the first (or there is none)."""
+    return values.size == 0 or bool((values == values[0]).all())
 
 
 def _column(values: list, attr) -> np.ndarray:
@@ -26,7 +45,7 @@ def _column(values: list, attr) -> np.ndarray:
         except OverflowError:
             pass
     try:
-        return np.array(values, dtype=np.float64)
+        return np.fromiter(values, dtype=np.float64, count=len(values))
     except (TypeError, ValueError):
         raise TypeError(f"edge attribute {attr!r} holds values that are not numbers; "
                         "the gblas backend converts numeric edge attributes only") from None
@@ -59,6 +78,12 @@ class GblasGraph:
     edge_data : list of dict, optional
         The attribute dicts of the edges (aligned with ``rows``), kept when every
         attribute is preserved, so that a subgraph returned to NetworkX carries them all.
+    upper_values : dict, optional
+        Undirected graphs without parallel edges only: attribute name -> the values of
+        the entries with ``rows <= cols`` (each edge once), in the order of those
+        entries.  NetworkX shares one attribute dict between the two directions of an
+        undirected edge, so the conversion reads each edge once; :meth:`matrix` mirrors
+        these values, and :attr:`edge_values` aligns them with ``rows`` on first use.
 
     Examples
     --------
@@ -77,11 +102,26 @@ class GblasGraph:
     def __init__(self, nodes, rows, cols, *, directed: bool, multigraph: bool = False,
                  edge_values: dict | None = None, graph_attrs: dict | None = None,
                  node_attrs: dict | None = None, all_edge_attrs: bool = False,
-                 edge_data: list | None = None):
+                 edge_data: list | None = None, upper_values: dict | None = None):
         self.nodes = list(nodes)
         self.rows = np.asarray(rows, dtype=np.int64)
         self.cols = np.asarray(cols, dtype=np.int64)
-        self.edge_values = dict(edge_values or {})
+        self._edge_values = dict(edge_values or {})
+        self._upper = dict(upper_values or {})
+        if self._upper and (directed or multigraph):
+            raise bad_arg(InvalidValue, "GblasGraph", "upper_values",
+                          "an undirected graph without parallel edges",
+                          "directed" if directed else "a multigraph",
+                          "Pass the values as edge_values, aligned with rows.")
+        if self._upper:
+            count = int(np.count_nonzero(self.rows <= self.cols))
+            for attr, vals in self._upper.items():
+                self._upper[attr] = vals = np.asarray(vals)
+                if vals.shape != (count,):
+                    raise bad_arg(InvalidValue, "GblasGraph", "upper_values",
+                                  f"{count} values of {attr!r} (the entries with "
+                                  "rows <= cols)", f"shape {vals.shape}",
+                                  "Give one value per entry with rows <= cols, in order.")
         self.graph = dict(graph_attrs or {})
         self.node_attrs = node_attrs
         self.all_edge_attrs = bool(all_edge_attrs)
@@ -145,6 +185,43 @@ class GblasGraph:
                                                         else "Graph")
         return (f"GblasGraph({kind}, {len(self.nodes)} nodes, "
                 f"{self.number_of_edges()} edges)")
+
+    @property
+    def edge_values(self) -> dict:
+        """Attribute name -> the edge values, aligned with ``rows``."""
+        for attr in list(self._upper):
+            self._edge_values[attr] = self._mirror(self._upper.pop(attr))
+        return self._edge_values
+
+    def _upper_entries(self) -> np.ndarray:
+        """The positions of the entries with ``rows <= cols`` (each undirected edge
+        once), increasing."""
+        return np.flatnonzero(self.rows <= self.cols)
+
+    def _mirror(self, upper: np.ndarray) -> np.ndarray:
+        """Values given at the entries ``rows <= cols`` spread to every entry: an entry
+        ``(i, j)`` with ``i > j`` takes the value of ``(j, i)``."""
+        if _constant(upper):
+            # one value on every edge (an unweighted graph's 1s): nothing to pair
+            return np.full(self.rows.size, upper[0] if upper.size else 0, dtype=upper.dtype)
+        up = self._upper_entries()
+        full = np.empty(self.rows.size, dtype=upper.dtype)
+        full[up] = upper
+        low = np.flatnonzero(self.rows > self.cols)
+        if low.size:
+            n = max(len(self.nodes), 1)
+            key = self.rows[up] * n + self.cols[up]
+            order = np.argsort(key, kind="stable")
+            pos = np.searchsorted(key, self.cols[low] * n + self.rows[low], sorter=order)
+            pos = np.minimum(pos, key.size - 1)
+            found = order[pos]
+            if not np.array_equal(key[found], self.cols[low] * n + self.rows[low]):
+                raise bad_arg(InvalidValue, "GblasGraph", "rows, cols",
+                              "both (i, j) and (j, i) of every edge of an undirected graph",
+                              "an entry (i, j) without (j, i)",
+                              "Pass the values as edge_values, aligned with rows.")
+            full[low] = upper[found]
+        return full
 
     @property
     def index(self) -> dict:
@@ -212,7 +289,7 @@ class GblasGraph:
         ``rows``; int64 when every value is an integer."""
         if weight is None:
             return np.ones(self.rows.size, dtype=np.int64)
-        if weight in self.edge_values:
+        if weight in self._edge_values or weight in self._upper:
             return self.edge_values[weight]
         if self.all_edge_attrs or self.rows.size == 0:
             # no edge has the attribute: NetworkX's default of 1 everywhere
@@ -251,8 +328,20 @@ class GblasGraph:
         A = self._memo.get(key)
         if A is None:
             n = len(self.nodes)
-            vals = np.asarray(self.weights(weight), dtype=np.float64)
-            A = Matrix.from_coo(self.rows, self.cols, vals, shape=(n, n), dup_op=dup)
+            if weight in self._upper and not _constant(self._upper[weight]):
+                # each undirected edge once, then its mirror image (no parallel edges:
+                # the order of the entries does not change the matrix)
+                up = self._upper_entries()
+                r, c = self.rows[up], self.cols[up]
+                off = r != c
+                vals = np.asarray(self._upper[weight], dtype=np.float64)
+                A = Matrix.from_coo(np.concatenate([r, c[off]]),
+                                    np.concatenate([c, r[off]]),
+                                    np.concatenate([vals, vals[off]]), shape=(n, n),
+                                    dup_op=dup)
+            else:
+                vals = np.asarray(self.weights(weight), dtype=np.float64)
+                A = Matrix.from_coo(self.rows, self.cols, vals, shape=(n, n), dup_op=dup)
             A = A.to(device) if device != "cpu" else A
             self._memo[key] = A
         return A
@@ -362,22 +451,68 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
     ([(0, 1), (1, 2)], [4])
     """
     nodes = list(G)
-    index = {v: i for i, v in enumerate(nodes)}
     multigraph = G.is_multigraph()
     adj = G._adj if hasattr(G, "_adj") else G.adj
-    if not multigraph:
-        rows, cols, datas = _simple_coo(nodes, index, adj)
-    else:
+    if multigraph:
+        index = {v: i for i, v in enumerate(nodes)}
         rows, cols, datas = _multi_coo(index, adj)
-    return _finish(G, nodes, rows, cols, datas, multigraph, edge_attrs, node_attrs,
-                   preserve_edge_attrs, preserve_node_attrs, preserve_graph_attrs)
+
+        def edge_dicts(select=None):
+            return iter(datas)
+    else:
+        rows, cols, nbr_dicts = _simple_coo(nodes, adj)
+
+        def edge_dicts(select=None):
+            # one values view alive at a time: no garbage collection is set off
+            dicts = chain.from_iterable(map(_values, nbr_dicts))
+            return dicts if select is None else compress(dicts, select)
+
+        datas = list(edge_dicts()) if preserve_edge_attrs else None
+    upper = not multigraph and not G.is_directed()
+    if preserve_edge_attrs:
+        names: dict = {}
+        for d in datas:
+            for key in d:
+                names.setdefault(key, 1)
+        wanted = names
+    else:
+        wanted = {a: (1 if default is None else default)
+                  for a, default in (edge_attrs or {}).items()}
+    select, count = None, rows.size
+    if upper and wanted:
+        # NetworkX shares an undirected edge's attribute dict between its two
+        # directions: read each edge once, at its entry with rows <= cols
+        keep = rows <= cols
+        select, count = keep.tolist(), int(np.count_nonzero(keep))
+    plain = getattr(G, "edge_attr_dict_factory", None) is dict
+    values = {}
+    for attr, default in wanted.items():
+        col = _attr_values(edge_dicts, select, count, attr, default, plain)
+        try:
+            values[attr] = _column(col, attr)
+        except TypeError:
+            if not preserve_edge_attrs:
+                raise
+            # a non-numeric attribute among all those kept: no algorithm needs it
+    if preserve_node_attrs:
+        nattrs = {v: dict(d) for v, d in G.nodes(data=True)}
+    elif node_attrs:
+        nattrs = {v: {a: d.get(a, default) for a, default in node_attrs.items()
+                      if a in d or default is not None}
+                  for v, d in G.nodes(data=True)}
+    else:
+        nattrs = None
+    return GblasGraph(nodes, rows, cols, directed=G.is_directed(), multigraph=multigraph,
+                      edge_values=None if upper else values,
+                      upper_values=values if upper else None,
+                      graph_attrs=G.graph if preserve_graph_attrs else None,
+                      node_attrs=nattrs, all_edge_attrs=bool(preserve_edge_attrs),
+                      edge_data=datas if preserve_edge_attrs else None)
 
 
-def _simple_coo(nodes: list, index: dict, adj):
-    """(rows, cols, edge data dicts) of a graph without parallel edges, in adjacency
+def _simple_coo(nodes: list, adj):
+    """``(rows, cols, neighbour dicts)`` of a graph without parallel edges, in adjacency
     order, with NumPy doing the per-entry work (no Python loop body per edge)."""
-    from itertools import chain
-
     n = len(nodes)
     nbr_dicts = list(adj.values())
     deg = np.fromiter(map(len, nbr_dicts), dtype=np.int64, count=n)
@@ -387,9 +522,27 @@ def _simple_coo(nodes: list, index: dict, adj):
     if nodes == list(range(n)):
         cols = np.fromiter(keys, dtype=np.int64, count=nnz)  # the labels are the ids
     else:
+        index = dict(zip(nodes, range(n)))
         cols = np.fromiter(map(index.__getitem__, keys), dtype=np.int64, count=nnz)
-    datas = list(chain.from_iterable(d.values() for d in nbr_dicts))
-    return rows, cols, datas
+    return rows, cols, nbr_dicts
+
+
+def _attr_values(edge_dicts, select, count: int, attr, default, plain: bool) -> list:
+    """The values of edge attribute ``attr`` (``default`` where an edge lacks it) over
+    ``edge_dicts(select)``, an iterator of the ``count`` edge attribute dicts.
+
+    One C-level pass (``itemgetter``) when every edge has the attribute; otherwise the
+    edges without any attribute are found in one cheap pass (all of them: the default
+    everywhere, nothing read), else ``dict.get`` per edge.  ``plain``: the dicts are
+    plain ``dict`` objects, whose ``[]`` cannot change them (a ``defaultdict`` would)."""
+    if plain:
+        try:
+            return list(map(itemgetter(attr), edge_dicts(select)))
+        except KeyError:
+            pass
+        if not any(map(len, edge_dicts(select))):
+            return [default] * count
+    return [d.get(attr, default) for d in edge_dicts(select)]
 
 
 def _multi_coo(index: dict, adj):
@@ -406,40 +559,3 @@ def _multi_coo(index: dict, adj):
                 cols.append(j)
                 datas.append(data)
     return (np.array(rows, dtype=np.int64), np.array(cols, dtype=np.int64), datas)
-
-
-def _finish(G, nodes, rows, cols, datas, multigraph, edge_attrs, node_attrs,
-            preserve_edge_attrs, preserve_node_attrs, preserve_graph_attrs):
-    """The GblasGraph of the coordinates and the attributes asked for."""
-    if preserve_edge_attrs:
-        names: dict = {}
-        for d in datas:
-            for key in d:
-                names.setdefault(key, 1)
-        wanted = names
-    else:
-        wanted = {a: (1 if default is None else default)
-                  for a, default in (edge_attrs or {}).items()}
-    values = {}
-    for attr, default in wanted.items():
-        col = [d.get(attr, default) for d in datas]
-        if preserve_edge_attrs:
-            try:
-                values[attr] = _column(col, attr)
-            except TypeError:
-                continue  # a non-numeric attribute is not needed by any algorithm
-        else:
-            values[attr] = _column(col, attr)
-    if preserve_node_attrs:
-        nattrs = {v: dict(d) for v, d in G.nodes(data=True)}
-    elif node_attrs:
-        nattrs = {v: {a: d.get(a, default) for a, default in node_attrs.items()
-                      if a in d or default is not None}
-                  for v, d in G.nodes(data=True)}
-    else:
-        nattrs = None
-    return GblasGraph(nodes, rows, cols, directed=G.is_directed(), multigraph=multigraph,
-                      edge_values=values,
-                      graph_attrs=G.graph if preserve_graph_attrs else None,
-                      node_attrs=nattrs, all_edge_attrs=bool(preserve_edge_attrs),
-                      edge_data=datas if preserve_edge_attrs else None)
