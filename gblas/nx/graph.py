@@ -487,9 +487,8 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
     plain = getattr(G, "edge_attr_dict_factory", None) is dict
     values = {}
     for attr, default in wanted.items():
-        col = _attr_values(edge_dicts, select, count, attr, default, plain)
         try:
-            values[attr] = _column(col, attr)
+            values[attr] = _attr_column(edge_dicts, select, count, attr, default, plain)
         except TypeError:
             if not preserve_edge_attrs:
                 raise
@@ -527,22 +526,32 @@ def _simple_coo(nodes: list, adj):
     return rows, cols, nbr_dicts
 
 
-def _attr_values(edge_dicts, select, count: int, attr, default, plain: bool) -> list:
+def _attr_column(edge_dicts, select, count: int, attr, default, plain: bool) -> np.ndarray:
     """The values of edge attribute ``attr`` (``default`` where an edge lacks it) over
-    ``edge_dicts(select)``, an iterator of the ``count`` edge attribute dicts.
+    ``edge_dicts(select)``, an iterator of the ``count`` edge attribute dicts, as
+    :func:`_column` makes them.
 
-    One C-level pass (``itemgetter``) when every edge has the attribute; otherwise the
-    edges without any attribute are found in one cheap pass (all of them: the default
-    everywhere, nothing read), else ``dict.get`` per edge.  ``plain``: the dicts are
-    plain ``dict`` objects, whose ``[]`` cannot change them (a ``defaultdict`` would)."""
-    if plain:
+    One C-level pass (``itemgetter``) when every edge has the attribute, straight into a
+    float64 array when the first value is a float (then not every value is an int);
+    otherwise the edges without any attribute are found in one cheap pass (all of them:
+    the default everywhere, nothing read), else ``dict.get`` per edge.  ``plain``: the
+    dicts are plain ``dict`` objects, whose ``[]`` cannot change them (a
+    ``defaultdict`` would)."""
+    if plain and count:
+        get = itemgetter(attr)
         try:
-            return list(map(itemgetter(attr), edge_dicts(select)))
+            if type(get(next(edge_dicts(select)))) is float:
+                try:
+                    return np.fromiter(map(get, edge_dicts(select)), dtype=np.float64,
+                                       count=count)
+                except (TypeError, ValueError):
+                    pass  # a value that is not a number: _column says which
+            return _column(list(map(get, edge_dicts(select))), attr)
         except KeyError:
             pass
         if not any(map(len, edge_dicts(select))):
-            return [default] * count
-    return [d.get(attr, default) for d in edge_dicts(select)]
+            return _column([default] * count, attr)
+    return _column([d.get(attr, default) for d in edge_dicts(select)], attr)
 
 
 def _multi_coo(index: dict, adj):

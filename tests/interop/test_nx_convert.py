@@ -44,8 +44,8 @@ def graphs(draw):
     G.add_nodes_from(label(i) for i in order)  # unused nodes stay isolated
     if n:
         weight = draw(st.sampled_from(["none", "some", "all"]))
-        ints = draw(st.booleans())
-        value = st.integers(-5, 9) if ints else st.floats(-4, 4, allow_nan=False)
+        ints, floats = st.integers(-5, 9), st.floats(-4, 4, allow_nan=False)
+        value = draw(st.sampled_from([ints, floats, st.one_of(floats, ints)]))
         edges = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1),
                                         value, st.booleans()), max_size=30))
         for i, j, w, has in edges:
@@ -176,6 +176,10 @@ def test_non_numeric_attribute():
     G = nx.DiGraph([(0, 1, {"weight": "heavy", "w": 2})])
     with pytest.raises(TypeError, match="not numbers"):
         from_networkx(G, edge_attrs={"weight": 1})
+    # the first value a float, a later one not a number
+    F = nx.Graph([(0, 1, {"weight": 0.5}), (1, 2, {"weight": "heavy"})])
+    with pytest.raises(TypeError, match="not numbers"):
+        from_networkx(F, edge_attrs={"weight": 1})
     H = from_networkx(G, preserve_edge_attrs=True)  # kept whole, not as a column
     assert "weight" not in H.edge_values and H.weights("w").tolist() == [2]
 
