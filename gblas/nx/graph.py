@@ -201,9 +201,9 @@ class GblasGraph:
     def _mirror(self, upper: np.ndarray) -> np.ndarray:
         """Values given at the entries ``rows <= cols`` spread to every entry: an entry
         ``(i, j)`` with ``i > j`` takes the value of ``(j, i)``."""
-        if _constant(upper):
+        if upper.size and _constant(upper):
             # one value on every edge (an unweighted graph's 1s): nothing to pair
-            return np.full(self.rows.size, upper[0] if upper.size else 0, dtype=upper.dtype)
+            return np.full(self.rows.size, upper[0], dtype=upper.dtype)
         up = self._upper_entries()
         full = np.empty(self.rows.size, dtype=upper.dtype)
         full[up] = upper
@@ -211,11 +211,11 @@ class GblasGraph:
         if low.size:
             n = max(len(self.nodes), 1)
             key = self.rows[up] * n + self.cols[up]
+            want = self.cols[low] * n + self.rows[low]
             order = np.argsort(key, kind="stable")
-            pos = np.searchsorted(key, self.cols[low] * n + self.rows[low], sorter=order)
-            pos = np.minimum(pos, key.size - 1)
-            found = order[pos]
-            if not np.array_equal(key[found], self.cols[low] * n + self.rows[low]):
+            pos = np.searchsorted(key, want, sorter=order)
+            found = order[np.minimum(pos, key.size - 1)] if key.size else pos
+            if not key.size or not np.array_equal(key[found], want):
                 raise bad_arg(InvalidValue, "GblasGraph", "rows, cols",
                               "both (i, j) and (j, i) of every edge of an undirected graph",
                               "an entry (i, j) without (j, i)",

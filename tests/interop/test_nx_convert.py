@@ -195,6 +195,9 @@ def test_upper_values_checks():
                    upper_values={"w": np.array([1.0, 2.0])})
     with pytest.raises(InvalidValue, match="without"):
         H.weights("w")
+    H = GblasGraph([0, 1], [1], [0], directed=False, upper_values={"w": np.ones(0)})
+    with pytest.raises(InvalidValue, match="without"):
+        H.weights("w")
     H = GblasGraph([0, 1, 2], [0, 1, 1, 2], [1, 0, 2, 1], directed=False,
                    upper_values={"w": np.array([1.0, 2.0])})
     assert H.weights("w").tolist() == [1.0, 1.0, 2.0, 2.0]
