@@ -592,9 +592,11 @@ HEAP_NS_EDGE = 4.0
 HEAP_NS_PUSH = 6.0
 #: The (min, +) product path (:mod:`gblas.algorithms.sssp`): seconds of fixed cost per
 #: step (one product and its masks / write-backs: delta-stepping's four calls, or the
-#: batched Bellman-Ford's five), and ns per edge relaxed.
+#: batched Bellman-Ford's five), and ns per source and edge of the reached part, with
+#: the edges relaxed again as distances improve (fitted on weighted real graphs with 4
+#: and 64 sources: benchmarks/results/sssp_routes_cpu.md).
 SEMIRING_STEP_S = 4e-4
-SEMIRING_NS_EDGE = 6.0
+SEMIRING_NS_EDGE = 120.0
 
 
 def _has_heap_kernel(device: str) -> bool:
