@@ -92,7 +92,7 @@ def model_bytes(fmt: str, F, n: int, nnz: int, idx_b: int, ptr_b: int, x_b: int 
     return base, 0.0
 
 
-def _graph_sources(scales: list[int], real: bool, seed: int):
+def graph_sources(scales: list[int], real: bool, seed: int = 0):
     """(name, builder) pairs; a builder returns the pull Matrix (iso float32)."""
     import gblas as gb
 
@@ -290,7 +290,7 @@ def run(scales: list[int], repeat: int, real: bool, seed: int, name: str,
     _log("warming up the kernels (JIT)...")
     _warm_up()
     rows, plans, checks, summary = [], [], [], []
-    for gname, build in _graph_sources(scales, real, seed):
+    for gname, build in graph_sources(scales, real, seed):
         _log(f"{gname}: building the graph...")
         M = build()
         n, nnz = M.nrows, M.nvals

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.harness import describe_machine, markdown_table, time_call, write_results
+from benchmarks.run_formats import graph_sources
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 CPU_FORMATS = ("csr", "shards", "segmented", "heavy_light")
@@ -50,22 +51,9 @@ def _log(msg: str) -> None:
 
 
 def graphs(scales: list[int], real: bool):
-    """(name, pull Matrix builder): Kronecker (symmetric) and the real graphs."""
-    import gblas as gb
-
-    out = [(f"kron{s}", lambda s=s: gb.io.kronecker(s, 16, seed=0, dtype="float32",
-                                                     symmetric=True)) for s in scales]
-    if real and DATA.is_dir():
-        for path in sorted(DATA.glob("*.mtx.gz")):
-            def build(path=path):
-                A = gb.io.read_mm(path)
-                r, c, _ = A.to_coo()
-                return gb.Matrix.from_coo(c, r, np.float32(1), shape=A.shape[::-1],
-                                          dup_op="any")
-            out.append((path.name.replace(".mtx.gz", ""), build))
-    elif real:
-        _log(f"{DATA} not found: the real graphs are skipped")
-    return out
+    """(name, pull Matrix builder): Kronecker (symmetric) and the real graphs, as
+    ``run_formats`` builds them."""
+    return graph_sources(scales, real, seed=0)
 
 
 def gmean(v) -> float:
