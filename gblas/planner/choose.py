@@ -45,8 +45,9 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
     the rows the mask allows), and the transposed CSR exists or the matrix is reused.
 
     The plan of an unmasked product with a full ``x`` (an iterative algorithm's step) is
-    kept with the CSR once it is final: its formats are built and no later use can change
-    it (no build pending, no choice made on the free memory).  It is reused while the
+    kept with the CSR while it holds: its formats are built, or the pending build is taken
+    at a known use count (``details["pays_after"]``; the reason keeps the count of uses
+    when it was planned), and no choice was made on the free memory.  It is reused while the
     Matrix's cached formats, the settings and the hardware facts stay the same, with
     ``details["memoized"]`` set and no ``uses``.  (On an H100 at Kronecker scale 22 a
     planned float32 plus_times call spent 71 instead of 138 us of CPU.)
@@ -58,14 +59,17 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
         hw = hardware.gpu_l2_bytes() if A.device == "gpu" else hardware.detect()
         key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw)
         hit = memo.get(key)
-        if hit is not None and hit[0] is semiring and hit[1] == A.cache_state():
+        if (hit is not None and hit[0] is semiring and hit[1] == A.cache_state()
+                and (hit[3] is None or total_uses(A, transposed) + 1 < hit[3])):
             return hit[2]
     plan = _plan_mxv(A, transposed, x, mask, semiring, settings)
-    if memo is not None and not plan.conversions and not (
-            {"pending", "free_bytes"} & plan.details.keys()):
-        kept = {k: v for k, v in plan.details.items() if k != "uses"}
-        memo[key] = (semiring, A.cache_state(),
-                     dataclasses.replace(plan, details={**kept, "memoized": True}))
+    if memo is not None and not plan.conversions and "free_bytes" not in plan.details:
+        # a pending build is chosen at a known use count: the plan holds until then
+        until = plan.details.get("pays_after") if "pending" in plan.details else None
+        if until is not None or "pending" not in plan.details:
+            kept = {k: v for k, v in plan.details.items() if k != "uses"}
+            memo[key] = (semiring, A.cache_state(),
+                         dataclasses.replace(plan, details={**kept, "memoized": True}), until)
     return plan
 
 
@@ -328,6 +332,8 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
                 f"{paid_by}", details, e)
     if best_built is not None and est[best_built].seconds < base:
         details["pending"] = preferred  # built once the uses pay for it
+        if saving > 0:
+            details["pays_after"] = int(np.ceil(e.build_seconds / saving))
         return (best_built, f"{best_built} (already built); {preferred} would be better but is "
                 "not amortized yet", details, est[best_built])
     if too_big:
@@ -341,7 +347,8 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
         why = (f"csr for now: {where}; {label} would save {saving * 1e3:.3g} ms per call but "
                f"costs ~{e.build_seconds:.3g} s to build: it pays after {need} uses "
                f"({so_far})")
-        details["pending"] = preferred  # chosen once the uses pay for its build
+        # chosen once the uses pay for its build
+        details["pending"], details["pays_after"] = preferred, need
     return "csr", why, details, est["csr"]
 
 
@@ -467,7 +474,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
         return (fmt, f"{fmt}: {where}; {ests}, build ~{e.build_seconds:.3g} s paid by "
                 f"{paid_by}", details, e)
     need = int(np.ceil(e.build_seconds / saving))
-    details["pending"] = fmt
+    details["pending"], details["pays_after"] = fmt, need
     return ("csr", f"csr for now: {where}; {ests}; the {fmt} build (~{e.build_seconds:.3g} "
             f"s) pays after {need} uses ({paid_by} so far)", details, base)
 

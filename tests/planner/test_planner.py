@@ -194,3 +194,30 @@ def test_plus_pair_with_a_mask_or_a_partial_x_is_a_real_product():
     assert "rowcount" not in gb.explain(gb.mxv, A, xs, "plus_pair").kernel
     # row 0 reaches x[1], x[2]; row 1 reaches x[2]; row 2 only x[3], which is absent
     assert gb.mxv(A, xs, "plus_pair").to_dense().tolist()[:3] == [2.0, 1.0, 0.0]
+
+
+def test_a_pending_plan_is_kept_until_its_build_pays(monkeypatch):
+    from gblas.planner import choose
+
+    calls = []
+
+    def pending(A, transposed, *args, **kwargs):
+        uses = choose.total_uses(A, transposed)
+        calls.append(uses)
+        details = {"uses": uses}
+        if uses + 1 < 5:
+            details.update(pending="segmented", pays_after=5)
+        return "csr", f"csr ({uses} so far)", details, None
+
+    monkeypatch.setattr(choose, "choose_pull_format", pending)
+    A = _chain(300)
+    x = gb.Vector.from_dense(np.arange(300.0))
+    memoized = []
+    for _ in range(8):
+        plan, run = gb.core.operations.prepare_mxv(A, x)
+        memoized.append(plan.details.get("memoized", False))
+        run()
+    # planned at 0 uses (pending until the 5th call), memoized for uses 1..3, planned
+    # again at use 4 (the build would pay: a final plan), memoized after
+    assert calls == [0, 4]
+    assert memoized == [False, True, True, True, False, True, True, True]

@@ -248,6 +248,24 @@ def source(body: str, *, semiring: Any = None, types: tuple | None = None,
     >>> src.startswith("typedef long long P;"), "gb_bfs_pull" in src
     (True, True)
     """
+    # a product's launch asks for its source on every call: the text is built once per
+    # specialization (the same str object each time, so its hash is computed once)
+    key = (body, id(semiring), None if types is None else tuple(types),
+           None if names is None else tuple(names.items()), terminal,
+           None if flags is None else tuple(flags.items()), extra)
+    hit = _SOURCES.get(key)
+    if hit is not None and hit[0] is semiring:
+        return hit[1]
+    text = _build_source(body, semiring, types, names, terminal, flags, extra)
+    _SOURCES[key] = (semiring, text)
+    return text
+
+
+#: (body, semiring id, types, names, terminal, flags, extra) -> (semiring, source)
+_SOURCES: dict = {}
+
+
+def _build_source(body, semiring, types, names, terminal, flags, extra) -> str:
     parts = []
     if semiring is not None:
         parts.append('#include "gb_preamble.cuh"\n')
