@@ -47,9 +47,15 @@ FUNCTIONS = {
     "in_degree_centrality": "",
     "out_degree_centrality": "",
     "average_neighbor_degree": "One ``mxv`` of the target degrees. Declined: multigraphs.",
-    "betweenness_centrality": "Batched Brandes (BFS from many sources at once); the "
-                              "``k`` sources are drawn as NetworkX draws them. Declined: "
-                              "``weight``, ``endpoints=True``.",
+    "betweenness_centrality": "Unweighted: batched Brandes (BFS from many sources at "
+                              "once); weighted or ``endpoints=True``: a compiled "
+                              "Dijkstra / BFS per source, sources in parallel, making "
+                              "NetworkX's decisions. The ``k`` sources are drawn as "
+                              "NetworkX draws them.",
+    "edge_betweenness_centrality": "A compiled BFS / Dijkstra per source (sources in "
+                                   "parallel), scores accumulated per adjacency entry; "
+                                   "``k`` sampled as NetworkX samples. Declined: "
+                                   "multigraphs.",
     # traversal (gblas.nx.traversal)
     "bfs_edges": "Levels by BFS, then NetworkX's discovery order rebuilt from them. "
                  "Declined: ``reverse=True`` on a directed graph, ``sort_neighbors``.",

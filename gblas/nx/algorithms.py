@@ -16,6 +16,7 @@ from .centrality import (
     average_neighbor_degree,
     betweenness_centrality,
     degree_centrality,
+    edge_betweenness_centrality,
     in_degree_centrality,
     out_degree_centrality,
 )
@@ -86,7 +87,8 @@ __all__ = [
     "bfs_edges", "bfs_layers", "bfs_predecessors", "bfs_successors", "bfs_tree",
     "clustering", "connected_components", "core_number", "degree_centrality",
     "descendants", "descendants_at_distance", "dijkstra_path_length",
-    "eigenvector_centrality", "eigenvector_centrality_numpy", "has_path", "hits",
+    "edge_betweenness_centrality", "eigenvector_centrality",
+    "eigenvector_centrality_numpy", "has_path", "hits",
     "in_degree_centrality", "is_connected", "is_empty", "is_forest", "is_isolate",
     "is_k_regular", "is_regular", "is_strongly_connected", "is_tree",
     "is_weakly_connected", "isolates", "k_core", "k_corona", "k_crust", "k_shell",

@@ -36,11 +36,10 @@ def _declined(name: str, bound: inspect.BoundArguments):
             return "nstart (a starting vector) is not supported"
         if a.get("dangling") is not None:
             return "dangling (a separate dangling distribution) is not supported"
-    elif name == "betweenness_centrality":
-        if weight is not None:
-            return "weighted betweenness is not supported (weight must be None)"
-        if a.get("endpoints"):
-            return "endpoints=True is not supported"
+    elif name == "edge_betweenness_centrality":
+        if G is not None and G.is_multigraph():
+            return "edge betweenness of a multigraph (edges keyed by edge key) is not " \
+                   "supported"
     elif name in ("clustering", "average_clustering"):
         if weight is not None:
             return "weighted clustering is not supported (weight must be None)"
@@ -147,7 +146,9 @@ class BackendInterface:
         >>> import networkx as nx
         >>> from gblas.nx.interface import BackendInterface as gbx
         >>> gbx.can_run("betweenness_centrality", (nx.path_graph(3),), {"endpoints": True})
-        'endpoints=True is not supported'
+        True
+        >>> gbx.can_run("edge_betweenness_centrality", (nx.MultiGraph([(0, 1)]),), {})
+        'edge betweenness of a multigraph (edges keyed by edge key) is not supported'
         """
         func = getattr(_algorithms, name, None) if name in FUNCTIONS else None
         if func is None:
