@@ -17,6 +17,7 @@ from .centrality import eigenvector_centrality, hits, katz_centrality
 from .clustering import average_clustering, clustering, transitivity
 from .clustering import triangles as _per_vertex_triangles
 from .collaborative_filtering import collaborative_filtering
+from .community import louvain
 from .components import connected_components
 from .kcore import core_number
 from .label_propagation import label_propagation
@@ -33,5 +34,5 @@ __all__ = [
     "collaborative_filtering", "connected_components", "core_number", "label_propagation",
     "pagerank", "sssp", "triangle_count",
     "average_clustering", "clustering", "transitivity", "triangles",
-    "eigenvector_centrality", "hits", "katz_centrality",
+    "eigenvector_centrality", "hits", "katz_centrality", "louvain",
 ]

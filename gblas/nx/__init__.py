@@ -104,6 +104,12 @@ FUNCTIONS = {
     "transitivity": "Undirected graphs only (declined otherwise).",
     "square_clustering": "From ``C = A plus.times A``: the squares through every vertex at "
                          "once. Undirected graphs only (declined otherwise).",
+    # communities (gblas.nx.community)
+    "louvain_communities": "Compiled local moving and aggregation making NetworkX's "
+                           "decisions (visiting order shuffled by ``seed``, neighbour "
+                           "communities in adjacency order, NetworkX's gain formulas): "
+                           "the same partition for the same seed.",
+    "louvain_partitions": "As ``louvain_communities``, one partition per level.",
     # cores (gblas.nx.cores)
     "core_number": "Level-synchronous peeling.",
     "k_core": "The core numbers' subgraph, attributes kept.",

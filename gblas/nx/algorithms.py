@@ -1,6 +1,6 @@
 """Every NetworkX function the ``gblas`` backend implements, gathered from the modules
 of each family (link analysis, centrality, traversal, shortest paths, components,
-clustering, cores, structure).
+clustering, cores, structure, communities).
 
 Each function takes a :class:`~gblas.nx.GblasGraph` and NetworkX's own arguments (same
 names, same order) and returns what NetworkX returns (dicts keyed by node, generators of
@@ -21,6 +21,7 @@ from .centrality import (
     out_degree_centrality,
 )
 from .cluster import average_clustering, clustering, square_clustering, transitivity, triangles
+from .community import louvain_communities, louvain_partitions
 from .components import (
     connected_components,
     is_connected,
@@ -92,7 +93,8 @@ __all__ = [
     "in_degree_centrality", "is_connected", "is_empty", "is_forest", "is_isolate",
     "is_k_regular", "is_regular", "is_strongly_connected", "is_tree",
     "is_weakly_connected", "isolates", "k_core", "k_corona", "k_crust", "k_shell",
-    "k_truss", "katz_centrality", "katz_centrality_numpy",
+    "k_truss", "katz_centrality", "katz_centrality_numpy", "louvain_communities",
+    "louvain_partitions",
     "multi_source_dijkstra_path_length", "negative_edge_cycle", "node_connected_component",
     "number_connected_components", "number_of_isolates", "number_of_selfloops",
     "number_strongly_connected_components", "number_weakly_connected_components",
