@@ -409,6 +409,7 @@ NX_TEST_MODULES = [
     "networkx.algorithms.centrality.tests.test_katz_centrality",
     "networkx.algorithms.centrality.tests.test_degree_centrality",
     "networkx.algorithms.centrality.tests.test_betweenness_centrality",
+    "networkx.algorithms.community.tests.test_louvain",
     "networkx.algorithms.traversal.tests.test_bfs",
     "networkx.algorithms.shortest_paths.tests",
     "networkx.algorithms.components.tests",
