@@ -47,10 +47,10 @@ FUNCTIONS = {
     "in_degree_centrality": "",
     "out_degree_centrality": "",
     "average_neighbor_degree": "One ``mxv`` of the target degrees. Declined: multigraphs.",
-    "betweenness_centrality": "Unweighted: batched Brandes (BFS from many sources at "
-                              "once); weighted or ``endpoints=True``: a compiled "
-                              "Dijkstra / BFS per source, sources in parallel, making "
-                              "NetworkX's decisions. The ``k`` sources are drawn as "
+    "betweenness_centrality": "A compiled BFS / Dijkstra per source, sources in "
+                              "parallel, making NetworkX's decisions (on the GPU device, "
+                              "unweighted without endpoints: batched Brandes, BFS from "
+                              "many sources at once). The ``k`` sources are drawn as "
                               "NetworkX draws them.",
     "edge_betweenness_centrality": "A compiled BFS / Dijkstra per source (sources in "
                                    "parallel), scores accumulated per adjacency entry; "
