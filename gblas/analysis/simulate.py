@@ -381,6 +381,7 @@ def simulate(A: Any, format: str = "csr", order: str = "natural", cache: Any = N
     (True, True)
     """
     from ..backends.cpu import cachesim as k
+    from ..backends.cpu import cachesim_cgs as cgs
 
     _check("simulate", "format", format, FORMATS)
     _check("simulate", "order", order, ORDERS)
@@ -427,8 +428,8 @@ def simulate(A: Any, format: str = "csr", order: str = "natural", cache: Any = N
         elif schedule == "cgs_vertex":
             xline = (np.arange(n, dtype=np.int64) * xb) // line
             lr_ptr, lr_row, lr_cnt = _line_rows(indptr, indices, xline, m, nx)
-            order_rows = k.cgs_vertex(st, streams, indptr, indices, xline, nx, lr_ptr, lr_row,
-                                      lr_cnt, 0, nx, yb, ib, vb, pb, line, 1024)
+            order_rows = cgs.cgs_vertex(st, streams, indptr, indices, xline, nx, lr_ptr,
+                                        lr_row, lr_cnt, 0, nx, yb, ib, vb, pb, line, 1024)
             extra["row_order"] = order_rows
         else:
             rows = np.repeat(np.arange(m, dtype=np.int64), np.diff(indptr))
@@ -436,8 +437,8 @@ def simulate(A: Any, format: str = "csr", order: str = "natural", cache: Any = N
             e_y = nx + (rows * yb) // line
             l_ptr, l_edge = _line_edges(e_x, e_y, nx + ny)
             maxb = int(np.diff(l_ptr).max()) if l_ptr.size > 1 else 1
-            k.cgs_edge(st, streams, e_x, e_y, rows, l_ptr, l_edge, nx + ny, ib, vb, pb, line,
-                       maxb)
+            cgs.cgs_edge(st, streams, e_x, e_y, rows, l_ptr, l_edge, nx + ny, ib, vb, pb,
+                         line, maxb)
         if format == "shards":
             note = "the rows of csr in the same order (parts split them between threads)"
     else:

@@ -53,7 +53,8 @@ def test_fully_associative_matches_oracle(trace, cap):
        l2=st.tuples(st.sampled_from([1, 2, 8]), st.integers(1, 80)))
 def test_hierarchy_matches_oracle(trace, l1, l2):
     state = cachesim.new_state(201, [l1[0], l2[0]], [l1[1], l2[1]], hashed=False)
-    cachesim._replay(state, np.array(trace, dtype=np.int64))
+    t = np.array(trace, dtype=np.int64)
+    cachesim.replay(state, t, np.zeros(t.size, dtype=np.int64), 0)
     assert state[8][:, 0].tolist() == lru_oracle(trace, [l1, l2])
 
 
