@@ -1,15 +1,22 @@
 """Tier 2: one long-lived task per GPU worker per algorithm call, the per-iteration
 exchange over NCCL (CuPy's ``cupy.cuda.nccl`` bindings), as cuGraph's multi-GPU layer.
 
-Each worker holds one block ``A_ij`` of the grid on its GPU.  An iteration of
-``y = A' x`` computes the block's partial ``A_ij' x_i`` into a zeroed buffer of all
-``n`` vertices (its column segment), and the workers combine the partials with
-``reduceScatter`` (each rank gets the reduced ``y`` over its ``n / p`` share), take the
-algorithm's vector step on that share, and ``allGather`` the shares so that every rank
-holds the whole next ``x``.  The words each rank sends per product are
-``2 (p - 1) / p * n`` (reported by :func:`exchange_words` next to the 2D model's
-``n / pc + n / pr``); scalars (the L1 change, the dangling rank, the frontier size) go
-through one small ``allReduce``.
+Each worker holds one block ``A_ij`` of the grid on its GPU; an iteration computes
+``y = A' x``.
+
+* **Column grid** ``(1, p)`` (the layout the tier prefers): rank ``j`` holds ``A[:, C_j]``,
+  so ``y[C_j] = A[:, C_j]' x`` is complete on the rank, which owns the vertices ``C_j``.
+  The only exchange is an ``allGather`` of the next ``x`` shares: ``(p - 1) / p * n`` words
+  a rank receives per product.  The block is cut by rows into the ``p`` shares of ``x``:
+  the product over the rank's own share runs while the others' shares arrive (the
+  gather runs on a side stream), then the other ``p - 1`` parts.
+* **Other grids**: the block's partial ``A_ij' x_i`` goes into a zeroed buffer of all
+  ``n`` vertices, the workers combine the partials with ``reduceScatter`` (each rank gets
+  ``y`` over its ``n / p`` share), and ``allGather`` the shares: ``2 (p - 1) / p * n``
+  words per rank.
+
+:func:`exchange_words` reports the words next to the 2D model's ``n / pc + n / pr``;
+scalars (the L1 change, the dangling rank) go through one small ``allReduce``.
 
 :func:`choose_tier` picks this tier only where every block is on a GPU, CuPy with NCCL
 imports on the workers, and there are at least two workers each with its own GPU; else
@@ -18,7 +25,7 @@ the plan names the reason and the tasks tier runs.  With no GPU it is never chos
 Examples
 --------
 >>> exchange_words(1 << 20, 2, (1, 2))["nccl_words_per_rank"]
-1048576
+524288
 """
 
 from __future__ import annotations
@@ -34,8 +41,8 @@ TIER2_ALGORITHMS = ("pagerank", "bfs")
 
 
 def exchange_words(n: int, p: int, grid: tuple) -> dict:
-    """Words per rank and product: NCCL's reduce-scatter + all-gather of ``n`` words
-    against the 2D model ``n / pc + n / pr``.
+    """Words per rank and product: NCCL's all-gather (column grid ``(1, p)``) or
+    reduce-scatter + all-gather of ``n`` words, against the 2D model ``n / pc + n / pr``.
 
     Examples
     --------
@@ -43,7 +50,8 @@ def exchange_words(n: int, p: int, grid: tuple) -> dict:
     1000
     """
     pr, pc = grid
-    nccl = 0 if p <= 1 else 2 * (p - 1) * n // p
+    rounds = 1 if pr == 1 else 2  # a column grid gathers only
+    nccl = 0 if p <= 1 else rounds * (p - 1) * n // p
     return {"nccl_words_per_rank": nccl, "model_words": n // pc + n // pr}
 
 
@@ -108,7 +116,9 @@ class _Comm:
         self.rank, self.p = rank, nranks
         self.comm = nccl.NcclCommunicator(nranks, uid, rank)
         self.stream = cupy.cuda.Stream.null
-        self.seconds = 0.0
+        self.side = None  # the stream of the gathers that overlap a product
+        self.seconds = 0.0  # exposed: the host waited on a collective
+        self.gather_s = 0.0  # the overlapped gathers' own time on their stream
         self.bytes = 0
 
     def _dtype(self, a):
@@ -136,6 +146,31 @@ class _Comm:
                                                 self._dtype(send), self.stream.ptr),
                     (self.p - 1) * send.nbytes)
 
+    def start_all_gather(self, send, recv):
+        """Queue an all-gather on the side stream behind the work queued so far and
+        return at once (the current stream goes on); :meth:`finish` waits for it."""
+        cp = self.cp
+        if self.side is None:
+            self.side = cp.cuda.Stream(non_blocking=True)
+        ready = cp.cuda.Event(disable_timing=True)
+        ready.record()
+        self.side.wait_event(ready)
+        t0, t1 = cp.cuda.Event(), cp.cuda.Event()
+        t0.record(self.side)
+        self.comm.allGather(send.data.ptr, recv.data.ptr, send.size, self._dtype(send),
+                            self.side.ptr)
+        t1.record(self.side)
+        return t0, t1, (self.p - 1) * send.nbytes
+
+    def finish(self, pending) -> None:
+        """Wait for a gather of :meth:`start_all_gather` (the wait counts as exchange)."""
+        t0, t1, nbytes = pending
+        t = time.perf_counter()
+        t1.synchronize()
+        self.seconds += time.perf_counter() - t
+        self.bytes += nbytes
+        self.gather_s += self.cp.cuda.get_elapsed_time(t0, t1) / 1e3
+
     def all_reduce(self, buf, op="sum"):
         red = self.nccl.NCCL_SUM if op == "sum" else self.nccl.NCCL_MAX
         self._timed(lambda: self.comm.allReduce(buf.data.ptr, buf.data.ptr, buf.size,
@@ -156,12 +191,133 @@ def _partial(block, x_seg, semiring: str, transposed: bool):
     return v if y.present is None else cupy.where(y.present, v, 0.0)
 
 
+def _rows(block, r0: int, r1: int):
+    """Rows ``r0:r1`` of a block as a Matrix on the block's device (CSR views, no copy
+    of the entries)."""
+    from ..core import Matrix
+    from ..formats import CSR
+
+    c = block.csr()
+    a, b = int(c.indptr[r0]), int(c.indptr[r1])
+    vals = None if c.values is None else c.values[a:b]
+    return Matrix(CSR((r1 - r0, c.shape[1]), c.indptr[r0:r1 + 1] - c.indptr[r0],
+                      c.indices[a:b], vals, c.dtype, c.iso_value, c.device))
+
+
+def _column_grid(bounds, rank: int, r0: int, r1: int, c0: int, n: int) -> bool:
+    """Whether the rank's block spans every row and its columns are its share."""
+    return bounds is not None and r0 == 0 and r1 == n and int(bounds[rank]) == c0
+
+
+class _Shares:
+    """The ``p`` vertex shares of a column grid, each padded to the widest for NCCL's
+    equal-count gathers: the rank's own share, and a gathered buffer's part ``i``."""
+
+    def __init__(self, block, bounds, rank: int) -> None:
+        self.bounds = [int(b) for b in bounds]
+        self.p = len(self.bounds) - 1
+        self.lo, self.hi = self.bounds[rank], self.bounds[rank + 1]
+        self.rank = rank
+        self.chunk = max(b - a for a, b in zip(self.bounds, self.bounds[1:]))
+        # the block cut by rows into the shares of x
+        self.parts = [_rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])]
+
+    def part(self, buf, i: int):
+        return buf[i * self.chunk:i * self.chunk + self.bounds[i + 1] - self.bounds[i]]
+
+    def own_product(self, share, semiring: str):
+        """``parts[rank]' x_rank`` from the rank's own (padded) share."""
+        return _partial(self.parts[self.rank], share[:self.hi - self.lo], semiring, True)
+
+    def others_product(self, buf, semiring: str):
+        """``sum_i parts[i]' x_i`` over the other ranks' shares of a gathered buffer
+        (None when there are none)."""
+        y = None
+        for i in range(self.p):
+            if i != self.rank:
+                t = _partial(self.parts[i], self.part(buf, i), semiring, True)
+                y = t if y is None else y + t
+        return y
+
+
 def _pagerank_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: int,
-                   n: int, alpha: float, limit: float, max_iter: int, pattern: bool):
-    """One rank of tier-2 PageRank; returns its share of the ranks and the timings."""
-    import cupy
+                   n: int, alpha: float, limit: float, max_iter: int, pattern: bool,
+                   bounds=None):
+    """One rank of tier-2 PageRank; returns its share of the ranks and the timings.
+    ``bounds``: the grid's column bounds when it is a column grid."""
+    from ..config import config
 
     comm = _Comm(p, uid, rank)
+    # the products to come, told to the planner: a format that pays within them is built
+    with config(expected_uses=max_iter):
+        if _column_grid(bounds, rank, r0, r1, c0, n):
+            return _pagerank_gather(block, comm, _Shares(block, bounds, rank), n, alpha,
+                                    limit, max_iter, pattern)
+        return _pagerank_scatter(block, comm, r0, r1, c0, c1, n, alpha, limit, max_iter,
+                                 pattern)
+
+
+def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: float,
+                     max_iter: int, pattern: bool):
+    """Column-grid PageRank: ``y`` over the own share, one all-gather per iteration."""
+    import cupy
+
+    lo, hi = sh.lo, sh.hi
+    # out-degrees: the block's row sums over its columns, summed over all ranks
+    deg = _partial(block, cupy.ones(hi - lo, dtype=cupy.float64),
+                   "plus_pair" if pattern else "plus_times", False)
+    comm.all_reduce(deg)
+    d = deg[lo:hi]
+    w = cupy.where(d != 0, alpha / cupy.where(d != 0, d, 1.0), 0.0)
+    r = cupy.full(hi - lo, 1.0 / n)
+    s_full = cupy.zeros(sh.p * sh.chunk, dtype=cupy.float64)
+    s_share = cupy.zeros(sh.chunk, dtype=cupy.float64)
+    s_share[:hi - lo] = r * w
+    scal = cupy.zeros(2, dtype=cupy.float64)
+    scal[1] = r[w == 0].sum()
+    comm.all_reduce(scal)
+    m = float(scal[1])
+    pending = comm.start_all_gather(s_share, s_full)
+    mul = "plus_second" if pattern else "plus_times"
+    compute, exch = [], []
+    err, it = float("inf"), 0
+    for k in range(1, max_iter + 1):
+        it = k
+        e0 = comm.seconds
+        cupy.cuda.Device().synchronize()
+        t = time.perf_counter()
+        # y = A[:, C]' s: the own share's rows while the others' shares arrive
+        y = sh.own_product(s_share, mul)
+        comm.finish(pending)
+        rest = sh.others_product(s_full, mul)
+        if rest is not None:
+            y += rest
+        rn = y + (alpha * m + 1.0 - alpha) / n
+        scal[0] = cupy.abs(rn - r).sum()
+        scal[1] = rn[w == 0].sum()
+        r = rn
+        s_share[:hi - lo] = r * w
+        comm.all_reduce(scal)
+        err, m = float(scal[0]), float(scal[1])
+        if err >= limit and k < max_iter:
+            pending = comm.start_all_gather(s_share, s_full)
+        cupy.cuda.Device().synchronize()
+        total = time.perf_counter() - t
+        exch.append(comm.seconds - e0)
+        compute.append(total - exch[-1])
+        if err < limit:
+            break
+    return {"lo": lo, "ranks": cupy.asnumpy(r), "iterations": it, "err": err,
+            "compute_s": compute, "exchange_s": exch, "bytes": comm.bytes,
+            "overlapped_gather_s": comm.gather_s}
+
+
+def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
+                      alpha: float, limit: float, max_iter: int, pattern: bool):
+    """PageRank on any grid: partials reduce-scattered, shares all-gathered."""
+    import cupy
+
+    rank, p = comm.rank, comm.p
     chunk = -(-n // p)
     npad = chunk * p
     lo, hi = rank * chunk, min((rank + 1) * chunk, n)
@@ -217,11 +373,57 @@ def _pagerank_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1:
 
 
 def _bfs_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: int, n: int,
-              source: int):
+              source: int, bounds=None):
     """One rank of tier-2 BFS (levels; the frontier replicated as a byte map)."""
+    comm = _Comm(p, uid, rank)
+    if _column_grid(bounds, rank, r0, r1, c0, n):
+        return _bfs_gather(comm, _Shares(block, bounds, rank), source)
+    return _bfs_reduce(block, comm, r0, r1, c0, c1, n, source)
+
+
+def _bfs_gather(comm, sh: _Shares, source: int):
+    """Column-grid BFS: the next frontier over the own share, gathered as bytes."""
     import cupy
 
-    comm = _Comm(p, uid, rank)
+    lo, hi = sh.lo, sh.hi
+    levels = cupy.full(hi - lo, -1, dtype=cupy.int64)
+    q = cupy.zeros(sh.p * sh.chunk, dtype=cupy.uint8)
+    i = next(k for k in range(sh.p) if sh.bounds[k] <= source < sh.bounds[k + 1])
+    q[i * sh.chunk + source - sh.bounds[i]] = 1
+    if lo <= source < hi:
+        levels[source - lo] = 0
+    share = cupy.zeros(sh.chunk, dtype=cupy.uint8)
+    compute, exch = [], []
+    depth = 0
+    while True:
+        depth += 1
+        e0 = comm.seconds
+        cupy.cuda.Device().synchronize()
+        t = time.perf_counter()
+        reached = None
+        for k in range(sh.p):
+            part = _partial(sh.parts[k], sh.part(q, k).astype(cupy.float64), "plus_times",
+                            True)
+            reached = part != 0 if reached is None else reached | (part != 0)
+        nxt = reached & (levels < 0)
+        levels[nxt] = depth
+        share[:hi - lo] = nxt.astype(cupy.uint8)
+        comm.all_gather(share, q)
+        count = int(q.sum())
+        cupy.cuda.Device().synchronize()
+        total = time.perf_counter() - t
+        exch.append(comm.seconds - e0)
+        compute.append(total - exch[-1])
+        if count == 0:
+            break
+    return {"lo": lo, "levels": cupy.asnumpy(levels), "depth": depth - 1,
+            "compute_s": compute, "exchange_s": exch, "bytes": comm.bytes}
+
+
+def _bfs_reduce(block, comm, r0: int, r1: int, c0: int, c1: int, n: int, source: int):
+    """BFS on any grid: the whole next frontier max-reduced over the ranks."""
+    import cupy
+
     levels = cupy.full(n, -1, dtype=cupy.int64)
     levels[source] = 0
     q = cupy.zeros(n, dtype=cupy.uint8)
@@ -249,7 +451,7 @@ def _bfs_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: int,
         compute.append(total - exch[-1])
         if count == 0:
             break
-    lv = cupy.asnumpy(levels) if rank == 0 else None
+    lv = cupy.asnumpy(levels) if comm.rank == 0 else None
     return {"levels": lv, "depth": depth - 1, "compute_s": compute, "exchange_s": exch,
             "bytes": comm.bytes}
 
@@ -257,10 +459,13 @@ def _bfs_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: int,
 # ---------------------------------------------------------------------- on the client
 
 def _launch(A, func, *args):
-    """One task per worker (rank = block index), all started together; their results."""
+    """One task per worker (rank = block index), all started together; their results.
+    A column grid's ranks get its bounds (they then gather instead of reduce)."""
     from .operations import wait
 
     c, g = A.client, A.grid
+    square = g.pr == 1 and A.shape[0] == A.shape[1]
+    bounds = [int(b) for b in g.col_bounds] if square else None
     uid = c.submit(_unique_id, workers=[g.workers[0]], pure=False).result(timeout=A.timeout)
     p = g.pr * g.pc
     futs = []
@@ -269,8 +474,8 @@ def _launch(A, func, *args):
             rank = i * g.pc + j
             futs.append(c.submit(func, A.block(i, j), rank, p, uid, int(g.row_bounds[i]),
                                  int(g.row_bounds[i + 1]), int(g.col_bounds[j]),
-                                 int(g.col_bounds[j + 1]), *args, workers=[g.owner(i, j)],
-                                 pure=False))
+                                 int(g.col_bounds[j + 1]), *args, bounds=bounds,
+                                 workers=[g.owner(i, j)], pure=False))
     return wait(c, futs, func.__name__, A.timeout)
 
 
@@ -287,8 +492,14 @@ def run_pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 10
 
 def run_bfs(A, source: int):
     """Tier-2 BFS levels of a DistMatrix of GPU blocks: ``(levels as numpy, stats)``."""
-    res = _launch(A, _bfs_rank, A.shape[0], int(source))
-    return res[0]["levels"], _stats(res, A.shape[0], A.grid)
+    n = A.shape[0]
+    res = _launch(A, _bfs_rank, n, int(source))
+    if "lo" not in res[0]:  # every rank holds all levels
+        return res[0]["levels"], _stats(res, n, A.grid)
+    levels = np.empty(n, dtype=np.int64)
+    for r in res:
+        levels[r["lo"]:r["lo"] + r["levels"].size] = r["levels"]
+    return levels, _stats(res, n, A.grid)
 
 
 def _stats(res: list, n: int, grid) -> dict:
@@ -299,4 +510,6 @@ def _stats(res: list, n: int, grid) -> dict:
             "compute_s": comp.max(axis=0).tolist(),
             "exchange_s": exch.max(axis=0).tolist(),
             "bytes_per_rank": max(r["bytes"] for r in res),
+            # a column grid's gathers on their own stream, overlapping the products
+            "overlapped_gather_s": max(r.get("overlapped_gather_s", 0.0) for r in res),
             **exchange_words(n, p, (grid.pr, grid.pc))}

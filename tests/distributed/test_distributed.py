@@ -519,6 +519,13 @@ class _FakeComm:
     def all_reduce(self, buf, op="sum"):
         buf[:] = self._fold(self._all(buf), op)
 
+    def start_all_gather(self, send, recv):
+        self.all_gather(send, recv)
+        self.gather_s = 0.0
+
+    def finish(self, pending):
+        pass
+
 
 @pytest.fixture
 def fake_gpu(monkeypatch):
@@ -537,7 +544,7 @@ def fake_gpu(monkeypatch):
     return nccl
 
 
-@pytest.mark.parametrize("grid", [(1, 1), (1, 2), (2, 2)])
+@pytest.mark.parametrize("grid", [(1, 1), (1, 2), (1, 3), (2, 2)])
 def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -550,22 +557,34 @@ def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
     cells = [(i, j) for i in range(grid[0]) for j in range(grid[1])]
     p = len(cells)
 
-    def ranks(func, *args):
+    def ranks(func, *args, bounds=None):
         uid = object()
         with ThreadPoolExecutor(p) as ex:
             futs = [ex.submit(func, _block(A, int(rb[i]), int(rb[i + 1]), int(cb[j]),
                                            int(cb[j + 1])), k, p, uid, int(rb[i]),
-                              int(rb[i + 1]), int(cb[j]), int(cb[j + 1]), *args)
+                              int(rb[i + 1]), int(cb[j]), int(cb[j + 1]), *args,
+                              bounds=bounds)
                     for k, (i, j) in enumerate(cells)]
             return [f.result(timeout=120) for f in futs]
 
-    res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True)
-    r = np.zeros(n)
-    for x in res:
-        r[x["lo"]:x["lo"] + x["ranks"].size] = x["ranks"]
-    np.testing.assert_allclose(r, gb.algorithms.pagerank(A, tol=1e-9).to_dense(), atol=1e-9)
-    st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
-    assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
-    lv = ranks(nccl._bfs_rank, n, 0)[0]["levels"]
-    want = gb.algorithms.bfs(A, 0).to_dense(fill=-1)
-    np.testing.assert_array_equal(lv, want)
+    def assemble(res, key):
+        if "lo" not in res[0]:  # every rank holds the whole vector
+            return res[0][key]
+        out = np.zeros(n, dtype=res[0][key].dtype)
+        for x in res:
+            out[x["lo"]:x["lo"] + x[key].size] = x[key]
+        return out
+
+    want_r = gb.algorithms.pagerank(A, tol=1e-9).to_dense()
+    want_lv = gb.algorithms.bfs(A, 0).to_dense(fill=-1)
+    # a column grid's ranks gather (given the bounds) or reduce-scatter (not given)
+    modes = [None, [int(b) for b in cb]] if grid[0] == 1 else [None]
+    for bounds in modes:
+        res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
+        np.testing.assert_allclose(assemble(res, "ranks"), want_r, atol=1e-9)
+        st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
+        assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
+        for source in (0, n - 1):
+            lv = assemble(ranks(nccl._bfs_rank, n, source, bounds=bounds), "levels")
+            np.testing.assert_array_equal(
+                lv, gb.algorithms.bfs(A, source).to_dense(fill=-1) if source else want_lv)
