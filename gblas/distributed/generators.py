@@ -14,6 +14,15 @@ relabelling of the vertices (a relabelling would scatter every block's edges ove
 blocks).  Each block is a task with a seed: Dask can recompute a lost block, and
 ``D.rebuild()`` re-runs the recipe on the workers alive.
 
+Fixing leading bits alone gives unequal blocks: with the default initiator the vertices
+whose first bit is 0 hold 76% of the entries, so on a ``(1, 2)`` grid one rank would do
+three times the other's work.  Unless ``balance=False``, the vertices are cut into
+``G = 2**(log2 max(pr, pc) + 4)`` groups by their leading bits and the groups are
+permuted (the same permutation for rows and columns: a relabelling of the vertices) so
+that every block row and block column gets the same number of groups and nearly the same
+expected entries (:func:`balanced_groups`); each block is drawn as the fine blocks of its
+groups, the ids relabelled on the fly.
+
 Examples
 --------
 >>> p = block_probabilities(2, (2, 2), 0.57, 0.19, 0.19)
@@ -23,11 +32,16 @@ Examples
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..exceptions import InvalidValue, bad_arg
 
-__all__ = ["kronecker", "block_probabilities", "kronecker_block"]
+__all__ = ["kronecker", "block_probabilities", "kronecker_block", "balanced_groups"]
+
+#: Groups per part beyond the grid (2**4 = 16 groups a block row / column).
+BALANCE_BITS = 4
 
 
 def _bits(k: int) -> int:
@@ -56,10 +70,85 @@ def block_probabilities(scale: int, grid: tuple, a: float, b: float, c: float) -
     return P
 
 
+def balanced_groups(scale: int, parts: int, a: float, b: float, c: float):
+    """The position of every leading-bit group of vertices after the balancing
+    relabelling, or None when there is nothing to balance (one part, or no spare bits).
+
+    ``G = 2**L`` groups (``L = log2 parts + BALANCE_BITS``, at most ``scale``); group
+    ``g``'s expected share of a row's and a column's entries is the product over its bits
+    of the R-MAT marginals.  Groups are dealt, heaviest first, to the lightest part that
+    still has room (``G / parts`` groups each); part ``k`` takes positions
+    ``[k G / parts, (k + 1) G / parts)``.
+
+    Examples
+    --------
+    >>> pos = balanced_groups(10, 2, 0.57, 0.19, 0.19)
+    >>> len(pos), sorted(pos.tolist()) == list(range(32))
+    (32, True)
+    """
+    if parts <= 1:
+        return None
+    L = min(scale, _bits(parts) + BALANCE_BITS)
+    G = 1 << L
+    if G <= parts:
+        return None
+    d = 1.0 - a - b - c
+    q = ((c + d) + (b + d)) / 2  # a bit 1: the mean of the row and column marginals
+    ones = np.array([bin(g).count("1") for g in range(G)])
+    mass = q ** ones * (1 - q) ** (L - ones)
+    room = G // parts
+    load, used = np.zeros(parts), np.zeros(parts, dtype=np.int64)
+    pos = np.empty(G, dtype=np.int64)
+    for g in np.argsort(-mass, kind="stable"):
+        k = min((k for k in range(parts) if used[k] < room), key=lambda k: load[k])
+        pos[g] = k * room + used[k]
+        used[k] += 1
+        load[k] += mass[g]
+    return pos
+
+
+def _fine_blocks(i: int, j: int, scale: int, grid: tuple, pos):
+    """The fine grid and the fine blocks ``(g, h)`` that make block ``(i, j)`` (after
+    the relabelling ``pos``; the block itself when ``pos`` is None)."""
+    if pos is None:
+        return grid, [(i, j)]
+    pr, pc = grid
+    G = len(pos)
+    fine = (G if pr > 1 else 1, G if pc > 1 else 1)
+    rows = [g for g in range(G) if pos[g] // (G // pr) == i] if pr > 1 else [0]
+    cols = [h for h in range(G) if pos[h] // (G // pc) == j] if pc > 1 else [0]
+    return fine, [(g, h) for g in rows for h in cols]
+
+
+def _relabel(ids, scale: int, pos, xp):
+    """Vertex ids with their leading-bit group moved to its balanced position."""
+    if pos is None:
+        return ids
+    shift = np.uint64(scale - _bits(len(pos)))
+    table = xp.asarray(pos.astype(np.uint64))
+    return (table[(ids >> shift).astype(np.int64)] << shift) | (ids & ((np.uint64(1) << shift)
+                                                                      - np.uint64(1)))
+
+
+def _block_edges(i, j, scale, edge_factor, grid, seed, a, b, c, weights, pos, xp=np,
+                 chunk=None):
+    """Yield the relabelled ``(rows, cols, weights)`` of block ``(i, j)``, fine block by
+    fine block (and chunk by chunk of ``chunk`` edges when given)."""
+    fine, parts = _fine_blocks(i, j, scale, grid, pos)
+    for g, h in parts:
+        k = _count(g, h, scale, edge_factor, fine, seed, a, b, c)
+        step = k if chunk is None else chunk
+        for part, lo in enumerate(range(0, k, max(step, 1))):
+            r, cc, w = _draw(g, h, scale, edge_factor, fine, seed, a, b, c, weights, xp=xp,
+                             k=min(step, k - lo), part=part)
+            yield _relabel(r, scale, pos, xp), _relabel(cc, scale, pos, xp), w
+
+
 def kronecker_block(i: int, j: int, scale: int, edge_factor: int, grid: tuple, seed: int,
                     a: float, b: float, c: float, weights, dtype, symmetric: bool,
-                    self_loops: bool, device: str):
-    """Block ``(i, j)`` of the generated graph, as a gblas Matrix (runs on a worker)."""
+                    self_loops: bool, device: str, pos=None):
+    """Block ``(i, j)`` of the generated graph, as a gblas Matrix (runs on a worker);
+    ``pos``: the balancing relabelling (:func:`balanced_groups`) or None."""
     from ..core.matrix import Matrix
 
     pr, pc = grid
@@ -67,12 +156,15 @@ def kronecker_block(i: int, j: int, scale: int, edge_factor: int, grid: tuple, s
     hr, hc = n // pr, n // pc
     if device == "gpu":
         return _gpu_block(i, j, scale, edge_factor, grid, seed, a, b, c, weights, dtype,
-                          symmetric, self_loops)
-    r, cc, w = _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights)
+                          symmetric, self_loops, pos=pos)
+    got = list(_block_edges(i, j, scale, edge_factor, grid, seed, a, b, c, weights, pos))
     if symmetric:  # the mirror block's edges, transposed (drawn from the same seed)
-        r2, c2, w2 = _draw(j, i, scale, edge_factor, grid, seed, a, b, c, weights)
-        r, cc = np.concatenate([r, c2]), np.concatenate([cc, r2])
-        w = None if w is None else np.concatenate([w, w2])
+        got += [(c2, r2, w2) for r2, c2, w2 in _block_edges(
+            j, i, scale, edge_factor, grid, seed, a, b, c, weights, pos)]
+    r = np.concatenate([e[0] for e in got]) if got else np.zeros(0, np.uint64)
+    cc = np.concatenate([e[1] for e in got]) if got else np.zeros(0, np.uint64)
+    w = None if weights is None else (
+        np.concatenate([e[2] for e in got]) if got else np.zeros(0))
     if not self_loops:
         keep = r != cc
         r, cc = r[keep], cc[keep]
@@ -91,11 +183,15 @@ def kronecker_block(i: int, j: int, scale: int, edge_factor: int, grid: tuple, s
 def _count(i, j, scale, edge_factor, grid, seed, a, b, c) -> int:
     """Edges drawn in block ``(i, j)``: its share of one multinomial draw (the same in
     every block's task)."""
+    return int(_counts(scale, edge_factor, tuple(grid), seed, a, b, c)[i, j])
+
+
+@functools.lru_cache(maxsize=16)
+def _counts(scale, edge_factor, grid, seed, a, b, c) -> np.ndarray:
     pr, pc = grid
     P = block_probabilities(scale, grid, a, b, c)
-    counts = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 0]))) \
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 0]))) \
         .multinomial(edge_factor << scale, P.ravel() / P.sum()).reshape(pr, pc)
-    return int(counts[i, j])
 
 
 def _draw(i, j, scale, edge_factor, grid, seed, a, b, c, weights, xp=np, k=None, part=0):
@@ -143,7 +239,7 @@ GPU_CHUNK = 1 << 27
 
 
 def _gpu_block(i, j, scale, edge_factor, grid, seed, a, b, c, weights, dtype, symmetric,
-               self_loops, xp=None):
+               self_loops, xp=None, pos=None):
     """Block ``(i, j)`` drawn and assembled on this worker's GPU (CuPy): linear keys drawn
     in chunks, sorted, duplicates dropped (the first drawn weight kept), CSR built there.
     ``xp=numpy`` runs the same steps on the CPU (the tests' check of this path)."""
@@ -161,10 +257,8 @@ def _gpu_block(i, j, scale, edge_factor, grid, seed, a, b, c, weights, dtype, sy
     hr, hc = n // pr, n // pc
     keys, vals = [], []
     for bi_, bj_, mirror in ((i, j, False),) + (((j, i, True),) if symmetric else ()):
-        k = _count(bi_, bj_, scale, edge_factor, grid, seed, a, b, c)
-        for part, lo in enumerate(range(0, k, GPU_CHUNK)):
-            r, cc, w = _draw(bi_, bj_, scale, edge_factor, grid, seed, a, b, c, weights,
-                             xp=cupy, k=min(GPU_CHUNK, k - lo), part=part)
+        for r, cc, w in _block_edges(bi_, bj_, scale, edge_factor, grid, seed, a, b, c,
+                                     weights, pos, xp=cupy, chunk=GPU_CHUNK):
             if mirror:
                 r, cc = cc, r
             if not self_loops:
@@ -203,7 +297,7 @@ def _gpu_block(i, j, scale, edge_factor, grid, seed, a, b, c, weights, dtype, sy
 def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int = 0,
               a: float = 0.57, b: float = 0.19, c: float = 0.19, dtype=None,
               weights: str | None = None, symmetric: bool = False, self_loops: bool = False,
-              device: str = "cpu", timeout: float | None = None):
+              device: str = "cpu", balance: bool = True, timeout: float | None = None):
     """A ``2**scale``-vertex Kronecker graph as a DistMatrix whose blocks are generated on
     the workers.
 
@@ -222,6 +316,9 @@ def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int
         Add the reverse of every edge (needs ``pr == pc``).
     device : {"cpu", "gpu"}
         Where the blocks live (each worker's own GPU for "gpu").
+    balance : bool, default True
+        Relabel the vertices by groups so that the blocks hold nearly equal entries
+        (module notes); False keeps the ids of the R-MAT draw.
 
     Examples
     --------
@@ -259,6 +356,8 @@ def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int
                    device, timeout=DEFAULT_TIMEOUT if timeout is None else float(timeout))
     D._source = ("recipe", kronecker_block, (scale, edge_factor, (g.pr, g.pc), int(seed),
                                               float(a), float(b), float(c), weights, dt,
-                                              bool(symmetric), bool(self_loops), device))
+                                              bool(symmetric), bool(self_loops), device,
+                                              balanced_groups(scale, max(g.pr, g.pc), a, b, c)
+                                              if balance else None))
     D._place()
     return D
