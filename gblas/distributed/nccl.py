@@ -105,6 +105,13 @@ def _unique_id():
 
 # ------------------------------------------------------------------- on each worker
 
+#: On a worker: (unique id, rank, ranks) -> NCCL communicator, kept across calls.
+_COMMS: dict = {}
+
+#: On the client: (client, workers of the ranks) -> the unique id their ranks share.
+_UIDS: dict = {}
+
+
 class _Comm:
     """A rank's NCCL communicator with timed float64 / uint8 collectives."""
 
@@ -114,7 +121,12 @@ class _Comm:
 
         self.cp, self.nccl = cupy, nccl
         self.rank, self.p = rank, nranks
-        self.comm = nccl.NcclCommunicator(nranks, uid, rank)
+        # a communicator is kept for the next call of the same ranks: creating one and
+        # its first collective's connections cost ~0.1 s each
+        key = (tuple(uid) if isinstance(uid, (tuple, list)) else uid, rank, nranks)
+        self.comm = _COMMS.get(key)
+        if self.comm is None:
+            self.comm = _COMMS[key] = nccl.NcclCommunicator(nranks, uid, rank)
         self.stream = cupy.cuda.Stream.null
         self.side = None  # the stream of the gathers that overlap a product
         self.seconds = 0.0  # exposed: the host waited on a collective
@@ -466,8 +478,14 @@ def _launch(A, func, *args):
     c, g = A.client, A.grid
     square = g.pr == 1 and A.shape[0] == A.shape[1]
     bounds = [int(b) for b in g.col_bounds] if square else None
-    uid = c.submit(_unique_id, workers=[g.workers[0]], pure=False).result(timeout=A.timeout)
     p = g.pr * g.pc
+    owners = tuple(g.owner(i, j) for i in range(g.pr) for j in range(g.pc))
+    # the same ranks on the same workers reuse their communicators (one id per set)
+    key = (id(c), owners)
+    uid = _UIDS.get(key)
+    if uid is None:
+        uid = _UIDS[key] = c.submit(_unique_id, workers=[g.workers[0]],
+                                    pure=False).result(timeout=A.timeout)
     futs = []
     for i in range(g.pr):
         for j in range(g.pc):
@@ -475,8 +493,12 @@ def _launch(A, func, *args):
             futs.append(c.submit(func, A.block(i, j), rank, p, uid, int(g.row_bounds[i]),
                                  int(g.row_bounds[i + 1]), int(g.col_bounds[j]),
                                  int(g.col_bounds[j + 1]), *args, bounds=bounds,
-                                 workers=[g.owner(i, j)], pure=False))
-    return wait(c, futs, func.__name__, A.timeout)
+                                 workers=[owners[rank]], pure=False))
+    try:
+        return wait(c, futs, func.__name__, A.timeout)
+    except BaseException:
+        _UIDS.pop(key, None)  # a failed call starts the next one with new communicators
+        raise
 
 
 def run_pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100):
