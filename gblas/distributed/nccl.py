@@ -31,6 +31,7 @@ Examples
 from __future__ import annotations
 
 import time
+import weakref
 
 import numpy as np
 
@@ -110,6 +111,9 @@ _COMMS: dict = {}
 
 #: On the client: (client, workers of the ranks) -> the unique id their ranks share.
 _UIDS: dict = {}
+
+#: On a worker: a column grid's block -> (bounds, its row parts), while the block lives.
+_PARTS = weakref.WeakKeyDictionary()
 
 
 class _Comm:
@@ -231,8 +235,13 @@ class _Shares:
         self.lo, self.hi = self.bounds[rank], self.bounds[rank + 1]
         self.rank = rank
         self.chunk = max(b - a for a, b in zip(self.bounds, self.bounds[1:]))
-        # the block cut by rows into the shares of x
-        self.parts = [_rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])]
+        # the block cut by rows into the shares of x, kept with the block for the next
+        # call (with the formats the planner builds for them)
+        got = _PARTS.get(block)
+        if got is None or got[0] != self.bounds:
+            got = _PARTS[block] = (self.bounds, [
+                _rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])])
+        self.parts = got[1]
 
     def part(self, buf, i: int):
         return buf[i * self.chunk:i * self.chunk + self.bounds[i + 1] - self.bounds[i]]
