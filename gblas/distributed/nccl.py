@@ -112,8 +112,9 @@ _COMMS: dict = {}
 #: On the client: (client, workers of the ranks) -> the unique id their ranks share.
 _UIDS: dict = {}
 
-#: On a worker: a column grid's block -> (bounds, its row parts), while the block lives.
-_PARTS = weakref.WeakKeyDictionary()
+#: On a worker: id of a column grid's block -> (weak reference to it, bounds, its row
+#: parts), while the block lives (keyed by identity: gblas objects refuse ``==``).
+_PARTS: dict = {}
 
 
 class _Comm:
@@ -237,11 +238,13 @@ class _Shares:
         self.chunk = max(b - a for a, b in zip(self.bounds, self.bounds[1:]))
         # the block cut by rows into the shares of x, kept with the block for the next
         # call (with the formats the planner builds for them)
-        got = _PARTS.get(block)
-        if got is None or got[0] != self.bounds:
-            got = _PARTS[block] = (self.bounds, [
-                _rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])])
-        self.parts = got[1]
+        got = _PARTS.get(id(block))
+        if got is None or got[0]() is not block or got[1] != self.bounds:
+            got = (weakref.ref(block), self.bounds,
+                   [_rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])])
+            _PARTS[id(block)] = got
+            weakref.finalize(block, _PARTS.pop, id(block), None)
+        self.parts = got[2]
 
     def part(self, buf, i: int):
         return buf[i * self.chunk:i * self.chunk + self.bounds[i + 1] - self.bounds[i]]

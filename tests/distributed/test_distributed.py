@@ -604,3 +604,25 @@ def test_generator_balances_the_blocks():
         nv = [gen.kronecker_block(0, j, *args, pos=p).nvals for j in range(2)]
         assert lo < nv[0] / sum(nv) < hi, (p is None, nv)
     assert gen.balanced_groups(12, 1, 0.57, 0.19, 0.19) is None
+
+
+def test_nccl_column_parts_are_kept_with_their_block():
+    from gblas.distributed import nccl
+
+    A = gb.io.kronecker(6, 4, seed=1, dtype=None)
+    bounds = [0, 20, 64]
+    first = nccl._Shares(A, bounds, 1)
+    again = nccl._Shares(A, bounds, 0)
+    assert again.parts is first.parts and (again.lo, again.hi, again.chunk) == (0, 20, 44)
+    assert [P.shape for P in first.parts] == [(20, 64), (44, 64)]
+    rows = gb.Matrix.from_coo(*[np.concatenate(x) for x in zip(
+        *[(r + lo, c, v) for (r, c, v), lo in zip((P.to_coo() for P in first.parts),
+                                                   (0, 20))])], shape=(64, 64))
+    assert rows.isequal(A)
+    assert nccl._Shares(A, [0, 32, 64], 0).parts is not first.parts  # other bounds
+    key = id(A)
+    del A, first, again, rows
+    import gc
+
+    gc.collect()
+    assert key not in nccl._PARTS
