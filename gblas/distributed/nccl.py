@@ -440,7 +440,8 @@ def _bfs_gather(comm, sh: _Shares, source: int):
         compute.append(total - exch[-1])
         if count == 0:
             break
-    return {"lo": lo, "levels": cupy.asnumpy(levels), "depth": depth - 1,
+    # int32 on the wire: half the bytes of the levels through Dask
+    return {"lo": lo, "levels": cupy.asnumpy(levels.astype(cupy.int32)), "depth": depth - 1,
             "compute_s": compute, "exchange_s": exch, "bytes": comm.bytes}
 
 
