@@ -13,8 +13,8 @@ Examples
 >>> from gblas.hardware import Hardware
 >>> A = CSR.from_coo(np.array([0, 1]), np.array([1, 0]), None, (2, 2), iso_value=True)
 >>> ctx = PullContext.of(A, Hardware(32 << 10, 1 << 20, 8 << 20, 64, 2, "x"), 4, 5, 0)
->>> ctx.entries, ctx.miss
-(2.0, 0.0)
+>>> ctx.entries, ctx.miss, ctx.miss_l2
+(2.0, 0.0, 0.0)
 """
 
 from __future__ import annotations
@@ -32,20 +32,64 @@ def index_bytes(n: int) -> int:
 
 
 #: Share of the L3 that holds x's lines in a plain CSR pull (the streamed matrix, y and
-#: the other cores take the rest): gathers beyond it miss (the segments are sized to it).
+#: the other cores take the rest; the segments are sized to it).  When x outgrows it, the
+#: share of gathers that miss is simulated: :func:`sampled_miss` replays a sample of the
+#: pull's x accesses through an LRU of this size.
 X_CACHE_SHARE = 0.25
+#
+# The constants below are fitted by ``benchmarks/fit_cpu_costs.py`` (non-negative least
+# squares of the relative error of gb.mxv's measured time, float32, on the 10 real graphs
+# of shared/data and Kronecker 14-22 with the four CPU formats pinned, on the quiet 2-core
+# development machine: ``benchmarks/results/cpu_costs.md``).
+
+#: Seconds per call of any pull (the operation's checks, the planner, the output vector,
+#: the threads' start).
+CALL_S = 80e-6
+#: Further seconds per call of a grouped format (its second, merging phase).
+GROUPED_CALL_S = 21e-6
+#: ns per row, on one thread, when some rows have no entry: the result is not full and
+#: its pattern comes from the presence flags.
+NS_ROW_PARTIAL = 2.1
 #: ns per entry and thread when x is gathered from the cache (a segment's slice, or a
 #: graph whose vertex data fits).
-NS_EDGE_CACHED = 1.3
+NS_EDGE_CACHED = 0.88
 #: ns per entry and thread when x is gathered from a column panel's slice in the L2.
-NS_EDGE_L2 = 1.2
-#: extra ns per entry and thread for a gather that misses the LLC (scaled by the miss
-#: fraction ``1 - X_CACHE_SHARE * L3 / x_bytes``).
-NS_EDGE_MISS = 2.4
+NS_EDGE_L2 = 0.86
+#: extra ns per entry and thread for a gather that misses the per-core L2 (scaled by the
+#: simulated share of gathers that miss an LRU of the L2's size).
+NS_EDGE_L2_MISS = 0.99
+#: the same for the gathers of a segmented pull (within a segment's slice of x).
+NS_SEG_L2_MISS = 0.52
+#: extra ns per entry and thread for a gather that misses the LLC (scaled by the simulated
+#: share of gathers that miss ``X_CACHE_SHARE`` of the L3).
+NS_EDGE_MISS = 6.3
 #: ns per row and thread: row pointer, output value and presence.
-NS_ROW = 1.0
+NS_ROW = 1.8
 #: ns per local row and thread of a grouped format: partial written, read back, merged.
-NS_LOCAL_ROW = 3.0
+NS_LOCAL_ROW = 2.8
+
+
+def sampled_miss(csr, cache_bytes: int, x_bytes: int, y_bytes: int, line: int) -> float:
+    """Share of the x gathers of a CSR pull over ``csr`` that miss an LRU cache of
+    ``cache_bytes`` (the cache simulator's sampled replay, cached with the CSR).
+
+    Examples
+    --------
+    >>> from gblas.formats import CSR
+    >>> A = CSR.from_coo(np.array([0, 1]), np.array([1, 0]), None, (2, 2), iso_value=True)
+    >>> sampled_miss(A, 1 << 20, 8, 9, 64)      # fits: the first touch of x's line
+    0.5
+    """
+    key = ("sampled_miss", int(cache_bytes), int(x_bytes), int(y_bytes), int(line))
+    memo = summary(csr)
+    got = memo.get(key)
+    if got is None:
+        from ..backends.cpu.cachesim import sampled_x_miss
+
+        got = memo[key] = float(sampled_x_miss(csr.indptr, csr.indices, csr.shape,
+                                               int(cache_bytes), int(x_bytes), int(y_bytes),
+                                               int(line))[0])
+    return got
 
 
 @dataclass(frozen=True)
@@ -108,6 +152,8 @@ class PullContext(NamedTuple):
     a_val: int            # bytes per stored value (0 when iso)
     x_data: int           # bytes of x
     miss: float           # fraction of x gathers that miss the LLC in a plain CSR pull
+    miss_l2: float        # fraction of x gathers that miss the per-core L2
+    partial: bool         # some rows have no entry (the result is not full)
     imbalance: float      # slowest row block over the ideal one
     stream: float         # bytes streamed: indices, values, row pointers, y
     sizes: dict           # build parameters of the candidates (segment_size, tile_cols)
@@ -119,10 +165,30 @@ class PullContext(NamedTuple):
         P = max(1, hw.threads)
         e = csr.nnz * allowed_frac
         x_data = n * x_bytes
-        miss = max(0.0, 1.0 - hw.l3 * X_CACHE_SHARE / x_data) if x_data else 0.0
+        miss = miss_l2 = 0.0
+        if csr.nnz and getattr(csr, "device", "cpu") == "cpu":
+            share = int(hw.l3 * X_CACHE_SHARE)
+            if x_data > share:  # x outgrows its share of the L3: simulate which gathers miss
+                miss = sampled_miss(csr, share, x_bytes, y_bytes, hw.line)
+            if x_data > hw.l2 // 2:
+                miss_l2 = sampled_miss(csr, hw.l2, x_bytes, y_bytes, hw.line)
         stream = e * (index_bytes(n) + a_val) + m * (8 + y_bytes)
-        return cls(csr, hw, P, e, x_bytes, y_bytes, a_val, x_data, miss,
+        partial = expansion_factor(csr, 1) < 1.0
+        return cls(csr, hw, P, e, x_bytes, y_bytes, a_val, x_data, miss, miss_l2, partial,
                    row_imbalance(csr.indptr, P), stream, dict(sizes or {}))
+
+    @property
+    def call_seconds(self) -> float:
+        """The per-call cost of any format: :data:`CALL_S`, and the pass over the rows'
+        presence when the result is not full."""
+        m = self.csr.shape[0]
+        return CALL_S + (m * NS_ROW_PARTIAL * NS if self.partial else 0.0)
+
+    @property
+    def ns_edge_csr(self) -> float:
+        """ns per entry and thread of a CSR-order gather of x (cached, plus the simulated
+        misses of the L2 and of x's share of the L3)."""
+        return NS_EDGE_CACHED + self.miss_l2 * NS_EDGE_L2_MISS + self.miss * NS_EDGE_MISS
 
     def build_seconds(self, ns_entry: float, overhead_s: float) -> float:
         """A build of ``ns_entry`` ns per entry and thread plus ``overhead_s``."""
@@ -137,6 +203,7 @@ class PullContext(NamedTuple):
         t = (self.entries * ns_edge + q * m * NS_LOCAL_ROW + m * NS_ROW) * NS / self.threads
         if not balanced:
             t *= self.imbalance
+        t += self.call_seconds + GROUPED_CALL_S
         nbytes = self.stream + self.x_data + int(q * m * (2 * self.y_bytes + 8))
         return Estimate(name, t, build_s, int(nbytes), f"{groups} {what}, q~{q:.2f}")
 

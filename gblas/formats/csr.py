@@ -139,11 +139,11 @@ class CSR(CompressedEntries, FormatBase):
     def pull_estimate(cls, ctx):
         """Row-parallel pull: gathers of x beyond the cached share miss (a whole line for
         one value); the slowest row block sets the time."""
-        from .costing import NS, NS_EDGE_CACHED, NS_EDGE_MISS, NS_ROW, Estimate
+        from .costing import NS, NS_ROW, Estimate
 
         m = ctx.csr.shape[0]
-        t = (ctx.entries * (NS_EDGE_CACHED + ctx.miss * NS_EDGE_MISS) + m * NS_ROW) * NS
-        t *= ctx.imbalance / ctx.threads
+        t = (ctx.entries * ctx.ns_edge_csr + m * NS_ROW) * NS
+        t = t * ctx.imbalance / ctx.threads + ctx.call_seconds
         nbytes = ctx.stream + ctx.x_data + int(ctx.miss * ctx.entries * ctx.hw.line)
         return Estimate(cls.name, t, 0.0, int(nbytes), f"imbalance {ctx.imbalance:.2f}")
 

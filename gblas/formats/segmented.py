@@ -58,7 +58,7 @@ from .. import dtypes
 from .._device import to_device
 from .base import FormatBase, register_format
 from .common import build_kernels, grouped_kernels, machine, on_cpu, pow2_floor
-from .costing import NS_EDGE_CACHED
+from .costing import NS_EDGE_CACHED, NS_SEG_L2_MISS
 from .csr import CSR
 from .reorder import choose_ordering, inverse_permutation, relabel_columns, restore_columns
 
@@ -292,7 +292,10 @@ class SegmentedCSR(GroupedRows):
         n = ctx.csr.shape[1]
         size = ctx.sizes.get("segment_size") or cls.build_params(ctx.hw)["segment_size"]
         k = max(1, -(-n // max(1, size)))
-        return ctx.grouped_estimate(cls.name, k, NS_EDGE_CACHED, ctx.build_seconds(
+        # the gathers stay in a segment's slice of x (no LLC miss); the L2 misses of a CSR
+        # pull cost less within a slice
+        ns_edge = NS_EDGE_CACHED + ctx.miss_l2 * NS_SEG_L2_MISS
+        return ctx.grouped_estimate(cls.name, k, ns_edge, ctx.build_seconds(
             cls.build_ns_entry, cls.build_overhead_s), "segments", balanced=False)
 
     segment_size: int = 1

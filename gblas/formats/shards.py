@@ -115,12 +115,12 @@ class Shards(FormatBase):
     @classmethod
     def pull_estimate(cls, ctx):
         """Garaph: the CSR kernel's work in edge-balanced parts (no slow row block)."""
-        from .costing import NS, NS_EDGE_CACHED, NS_EDGE_MISS, NS_ROW, Estimate
+        from .costing import NS, NS_ROW, Estimate
 
         m = ctx.csr.shape[0]
         P = ctx.threads
-        t = (ctx.entries * (NS_EDGE_CACHED + ctx.miss * NS_EDGE_MISS) + m * NS_ROW) * NS / P
-        t *= 1.0 + (P - 1) / max(m, 1)
+        t = (ctx.entries * ctx.ns_edge_csr + m * NS_ROW) * NS / P
+        t = t * (1.0 + (P - 1) / max(m, 1)) + ctx.call_seconds
         nbytes = ctx.stream + ctx.x_data + int(ctx.miss * ctx.entries * ctx.hw.line)
         return Estimate(cls.name, t, ctx.build_seconds(0.0, cls.build_overhead_s),
                         int(nbytes), f"{P} edge-balanced parts")

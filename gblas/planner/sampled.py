@@ -75,51 +75,12 @@ def sampled_pull_misses(csr: Any, cache_bytes: int, x_bytes: int = 8, y_bytes: i
     indptr = np.asarray(csr.indptr)
     ib = csr.indices.dtype.itemsize
     vb = 0 if csr.values is None else csr.values.dtype.itemsize
-    nx = -(-n * x_bytes // line)
     ny = -(-m * y_bytes // line)
     stream = nnz * (ib + vb) + (m + 1) * indptr.dtype.itemsize
-    cap = max(1, cache_bytes // line)
-    out = {"simulated": False, "entries": 0}
-    if nnz == 0 or nx + ny <= cap:
-        x_miss = min(1.0, nx / nnz) if nnz else 0.0
-    else:
-        whole = nnz <= min_entries
-        r = 1.0 if whole else float(rate)
-        keep = int(round(4096 * r))
-        scap = max(1, int(cap * keep / 4096))
-        st = k.new_state(nx + ny, [1], [scap])
-        ip = np.ascontiguousarray(indptr, dtype=np.int64)
-        idx = csr.indices
-        if whole:
-            spans = [(0, m, 0)]
-        else:
-            per = max(1, int(nnz * sample) // windows)
-            spans = []
-            for w in range(windows):
-                start = int(np.searchsorted(ip, (2 * w + 1) * nnz // (2 * windows)))
-                start = min(start, m - 1)
-                end = int(np.searchsorted(ip, min(nnz, int(ip[start]) + per)))
-                end = max(end, start + 1)
-                mid = int(np.searchsorted(ip, (int(ip[start]) + int(ip[end])) // 2))
-                spans.append((start, end, mid))
-        seen = np.zeros(nx + ny, dtype=np.int8)
-        xa = xm = xc = 0
-        walked = 0
-        for a, b, warm in spans:
-            sub = np.ascontiguousarray(idx[ip[a]:ip[b]], dtype=np.int64)
-            local = ip[a:b + 1] - ip[a]
-            got = k.sampled_rows(st, seen, local, sub, 0, b - a, warm - a, x_bytes, y_bytes, nx,
-                                 line, keep)
-            xa += got[0]
-            xm += got[1]
-            xc += got[2]
-            walked += int(ip[b] - ip[a])
-        # first touches in the sample have no reuse distance to judge by: the rate of the
-        # other accesses stands for them; the first touches of the whole product are
-        # counted once (below the compulsory rate is the sample's luck)
-        x_miss = (xm - xc) / (xa - xc) if xa > xc else 1.0
-        x_miss = max(x_miss, min(1.0, nx / nnz))
-        out.update(simulated=True, entries=walked)
+    x_miss, simulated, walked = k.sampled_x_miss(indptr, csr.indices, (m, n), cache_bytes,
+                                                 x_bytes, y_bytes, line, windows, sample,
+                                                 rate, min_entries)
+    out = {"simulated": simulated, "entries": walked}
     nbytes = stream + x_miss * nnz * line + ny * line
     out.update(x_miss=float(x_miss), bytes=int(nbytes), bytes_per_edge=nbytes / max(nnz, 1),
                seconds=time.perf_counter() - t0)

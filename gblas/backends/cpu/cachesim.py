@@ -62,7 +62,7 @@ from .prefetch import prefetcher
 
 __all__ = ["NCLASS", "CLS_X", "CLS_Y", "CLS_GATHER", "NSTREAM", "new_state", "walk_rows",
            "walk_grouped", "access", "access_plain", "flush",
-           "replay", "resident", "lru_misses"]
+           "replay", "resident", "stream", "lru_misses", "sampled_x_miss"]
 
 #: Access classes of the cached (vertex) data.
 CLS_X, CLS_Y, CLS_GATHER = 0, 1, 2
@@ -393,7 +393,7 @@ def flush(st, buf, tmp, n):
 
 
 @jit(inline="always")
-def _stream(streams, a, k, nbytes, line):
+def stream(streams, a, k, nbytes, line):
     """Element ``k`` (``nbytes`` each) of streamed array ``a``: a new line costs one
     main-memory access (``streams[a, 1]``)."""
     ln = (k * nbytes) // line
@@ -405,7 +405,7 @@ def _stream(streams, a, k, nbytes, line):
 @jit(inline="always")
 def _stream_run(streams, a, k0, k1, nbytes, line):
     """Elements ``k0 .. k1 - 1`` of streamed array ``a`` in order: as many
-    :func:`_stream` calls, in O(1)."""
+    :func:`stream` calls, in O(1)."""
     if k1 > k0:
         f = (k0 * nbytes) // line
         g = ((k1 - 1) * nbytes) // line
@@ -442,8 +442,8 @@ def walk_rows(st, streams, order, indptr, indices, col_pos, has_col_pos, row_pos
     ys = _shift(yb, line)
     for t in range(order.size):
         i = order[t]
-        _stream(streams, 0, i, pb, line)
-        _stream(streams, 0, i + 1, pb, line)
+        stream(streams, 0, i, pb, line)
+        stream(streams, 0, i + 1, pb, line)
         k0 = indptr[i]
         k1 = indptr[i + 1]
         _stream_run(streams, 1, k0, k1, ib, line)
@@ -487,7 +487,7 @@ def walk_grouped(st, streams, lptr, indices, rowmap, block_ptr, block_lo, block_
     xsb = x2base if has_perm else xbase
     nl = rowmap.size
     for r in range(nl):
-        _stream(streams, 0, r + 1, pb, line)
+        stream(streams, 0, r + 1, pb, line)
         k0 = lptr[r]
         k1 = lptr[r + 1]
         _stream_run(streams, 1, k0, k1, ib, line)
@@ -498,7 +498,7 @@ def walk_grouped(st, streams, lptr, indices, rowmap, block_ptr, block_lo, block_
             fill += 1
             if fill == TRACE_CHUNK:
                 fill = flush(st, buf, tmp, fill)
-        _stream(streams, 4, r, yb, line)
+        stream(streams, 4, r, yb, line)
     nb = block_ptr.size - 1
     for b in range(nb):
         g0 = b * block
@@ -510,8 +510,8 @@ def walk_grouped(st, streams, lptr, indices, rowmap, block_ptr, block_lo, block_
                 fill = flush(st, buf, tmp, fill)
         for q in range(block_ptr[b], block_ptr[b + 1]):
             for r in range(block_lo[q], block_hi[q]):
-                _stream(streams, 5, r, yb, line)
-                _stream(streams, 3, r, rb, line)
+                stream(streams, 5, r, yb, line)
+                stream(streams, 3, r, rb, line)
                 buf[fill] = (ybase + _line_of(rowmap[r], yb, line, ys)) * 4 + 1
                 fill += 1
                 if fill == TRACE_CHUNK:
@@ -592,3 +592,72 @@ def sampled_rows(st, seen, indptr, indices, r0, r1, warm, xb, yb, ybase, line, k
         if (h & np.uint64(4095)) < keep:
             access(st, ln, 1)
     return xa, xm, xc
+
+
+#: Share of the entries whose rows :func:`sampled_x_miss` walks, and of their lines it
+#: simulates.
+SAMPLE = 1 / 32
+RATE = 1 / 16
+
+
+def sampled_x_miss(indptr, indices, shape, cache_bytes: int, x_bytes: int, y_bytes: int,
+                   line: int = 64, windows: int = 8, sample: float = SAMPLE,
+                   rate: float = RATE, min_entries: int = 1 << 18) -> tuple:
+    """Share of the x gathers of a CSR pull ``y = A x`` that miss one fully associative
+    LRU level of ``cache_bytes``, from a spatially sampled replay (``windows`` runs of
+    rows holding ``sample`` of the entries, each warmed up on its first half; the lines
+    whose hash falls in a ``rate`` share go through a cache scaled by the same share:
+    SHARDS, Waldspurger et al., FAST'15).  Returns ``(x_miss, simulated, entries
+    walked)``; when x and y fit the cache together nothing is simulated (only their
+    first touches miss), and matrices of at most ``min_entries`` are walked whole.
+
+    Examples
+    --------
+    >>> ptr = np.arange(0, 4001, 4); idx = (np.arange(4000) * 7919) % 1000
+    >>> sampled_x_miss(ptr, idx, (1000, 1000), 1 << 20, 8, 8)[:2]    # fits: 125 lines
+    (0.03125, False)
+    >>> sampled_x_miss(ptr, idx, (1000, 1000), 1024, 8, 8)[1]
+    True
+    """
+    m, n = shape
+    ip = np.ascontiguousarray(indptr, dtype=np.int64)
+    nnz = int(ip[m]) if m else 0
+    nx = -(-n * x_bytes // line)
+    ny = -(-m * y_bytes // line)
+    cap = max(1, int(cache_bytes) // line)
+    if nnz == 0 or nx + ny <= cap:
+        return (min(1.0, nx / nnz) if nnz else 0.0), False, 0
+    whole = nnz <= min_entries
+    r = 1.0 if whole else float(rate)
+    keep = int(round(4096 * r))
+    scap = max(1, int(cap * keep / 4096))
+    st = new_state(nx + ny, [1], [scap])
+    if whole:
+        spans = [(0, m, 0)]
+    else:
+        per = max(1, int(nnz * sample) // windows)
+        spans = []
+        for w in range(windows):
+            start = int(np.searchsorted(ip, (2 * w + 1) * nnz // (2 * windows)))
+            start = min(start, m - 1)
+            end = int(np.searchsorted(ip, min(nnz, int(ip[start]) + per)))
+            end = max(end, start + 1)
+            mid = int(np.searchsorted(ip, (int(ip[start]) + int(ip[end])) // 2))
+            spans.append((start, end, mid))
+    seen = np.zeros(nx + ny, dtype=np.int8)
+    xa = xm = xc = 0
+    walked = 0
+    for a, b, warm in spans:
+        sub = np.ascontiguousarray(indices[ip[a]:ip[b]], dtype=np.int64)
+        local = ip[a:b + 1] - ip[a]
+        got = sampled_rows(st, seen, local, sub, 0, b - a, warm - a, x_bytes, y_bytes, nx,
+                           line, keep)
+        xa += got[0]
+        xm += got[1]
+        xc += got[2]
+        walked += int(ip[b] - ip[a])
+    # first touches in the sample have no reuse distance to judge by: the rate of the
+    # other accesses stands for them; the first touches of the whole product are counted
+    # once (below the compulsory rate is the sample's luck)
+    x_miss = (xm - xc) / (xa - xc) if xa > xc else 1.0
+    return max(x_miss, min(1.0, nx / nnz)), True, walked

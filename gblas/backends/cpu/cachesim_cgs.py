@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .cachesim import _stream, access, resident
+from .cachesim import access, resident, stream
 from .jitcache import jit
 
 __all__ = ["cgs_vertex", "cgs_edge"]
@@ -118,12 +118,12 @@ def cgs_vertex(st, streams, indptr, indices, xline, nxl, lr_ptr, lr_row, lr_cnt,
         pending -= 1
         order[t] = i
         t += 1
-        _stream(streams, 0, i, pb, line)
-        _stream(streams, 0, i + 1, pb, line)
+        stream(streams, 0, i, pb, line)
+        stream(streams, 0, i + 1, pb, line)
         for k in range(indptr[i], indptr[i + 1]):
-            _stream(streams, 1, k, ib, line)
+            stream(streams, 1, k, ib, line)
             if vb > 0:
-                _stream(streams, 2, k, vb, line)
+                stream(streams, 2, k, vb, line)
             ln = xline[indices[k]]
             lv, ev = access(st, xbase + ln, 0)
             if ev >= 0 and ev - xbase < nxl and ev >= xbase:
@@ -140,8 +140,8 @@ def cgs_vertex(st, streams, indptr, indices, xline, nxl, lr_ptr, lr_row, lr_cnt,
         if deg[i] == 0:
             order[t] = i
             t += 1
-            _stream(streams, 0, i, pb, line)
-            _stream(streams, 0, i + 1, pb, line)
+            stream(streams, 0, i, pb, line)
+            stream(streams, 0, i + 1, pb, line)
             access(st, ybase + (i * yb) // line, 1)
     return order
 
@@ -277,9 +277,9 @@ def cgs_edge(st, streams, e_x, e_y, e_row, l_ptr, l_edge, nlines, ib, vb, pb, li
             e = scan
         done[e] = True
         left -= 1
-        _stream(streams, 1, e, ib, line)
+        stream(streams, 1, e, ib, line)
         if vb > 0:
-            _stream(streams, 2, e, vb, line)
+            stream(streams, 2, e, vb, line)
         _cgse_access(st, e_x[e], 0, l_ptr, l_len, l_edge, e_x, e_y, done, c1, where, bh, bn,
                      bp, top, ready, nready, inr)
         _cgse_access(st, e_y[e], 1, l_ptr, l_len, l_edge, e_x, e_y, done, c1, where, bh, bn,
