@@ -1,15 +1,14 @@
 """Predicted main-memory traffic of a CPU pull SpMV, from the cache simulator.
 
-The cost model (:mod:`.cost`) counts a CSR pull's gathers of ``x`` that miss the last
-level with a rule (``1 - X_CACHE_SHARE * L3 / x_bytes``).  Here the same quantity comes
-from a spatially sampled LRU simulation of the matrix itself
+A spatially sampled LRU simulation of the matrix itself
 (:func:`gblas.planner.sampled.sampled_pull_misses`: a few windows of rows, a hashed share of
-their lines, a cache scaled to match), computed once per CSR and kept with it, and shown
-in the Plan: ``details["predicted"]`` and a clause of the reason that ``gb.explain``
-prints.  The estimate of bytes moved (``Plan.est_bytes``) of a CSR or shards pull is the
-prediction; the estimated *times*, hence the choice of format, are unchanged (the
-benchmark ``benchmarks/run_locality.py`` reports how far prediction and measured time
-agree).
+their lines, a cache scaled to match), computed once per CSR and kept with it, predicts
+the share of a CSR pull's gathers of ``x`` that miss the L3, shown in the Plan:
+``details["predicted"]`` and a clause of the reason that ``gb.explain`` prints.  The
+estimate of bytes moved (``Plan.est_bytes``) of a CSR or shards pull is the prediction.
+The estimated *times* (:mod:`gblas.formats.costing`) use the same sampled replay through
+the L2 and through the quarter of the L3 that x keeps in practice
+(``benchmarks/fit_cpu_costs.py`` fits them to measured times).
 
 Examples
 --------
