@@ -242,7 +242,21 @@ class CSR(CompressedEntries, FormatBase):
 
     @classmethod
     def from_scipy(cls, S) -> CSR:
-        """From any scipy.sparse matrix or array (duplicates summed, as SciPy does)."""
+        """From any scipy.sparse matrix or array (duplicates summed, as SciPy does).
+
+        A CSR in canonical order is copied in one parallel pass that also finds whether
+        every value is the same (then the matrix is iso: its values are not copied).
+        """
+        if getattr(S, "format", None) == "csr" and S.nnz:
+            from ..backends.cpu.imports import canonical_copy
+
+            got = canonical_copy(S.indptr, S.indices, S.data)
+            if got.canonical:
+                m, n = S.shape
+                indptr = S.indptr.astype(dtypes.index_dtype(S.nnz))  # a copy
+                indices = got.indices.astype(dtypes.index_dtype(n), copy=False)
+                iso = S.data.dtype.type(S.data[0]) if got.iso else None
+                return cls((m, n), indptr, indices, got.values, S.data.dtype, iso, "cpu")
         S = S.tocsr(copy=True) if hasattr(S, "tocsr") else S
         S.sum_duplicates()
         S.sort_indices()

@@ -1,0 +1,88 @@
+"""``Matrix.from_scipy``'s one-pass import of a canonical SciPy CSR (indices copied, order
+checked, iso values found) against SciPy's own route."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import gblas as gb
+from gblas.backends.cpu.imports import canonical_copy
+
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint16", "float32", "float64"]
+
+
+@st.composite
+def scipy_csr(draw):
+    m = draw(st.integers(0, 30))
+    n = draw(st.integers(1, 30))
+    nnz = draw(st.integers(0, 3 * max(m, 1)))
+    seed = draw(st.integers(0, 2**31 - 1))
+    dtype = draw(st.sampled_from(DTYPES))
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, max(m, 1), nnz) if m else np.zeros(0, np.int64)
+    cols = rng.integers(0, n, rows.size)
+    kind = draw(st.sampled_from(["iso", "random", "iso_but_one", "negative_zero"]))
+    vals = np.ones(rows.size)
+    if kind == "random":
+        vals = rng.integers(-3, 4, rows.size).astype(float)
+    elif kind == "iso_but_one" and rows.size:
+        vals[rng.integers(0, rows.size)] = 2.0
+    elif kind == "negative_zero":
+        vals = np.where(rng.random(rows.size) < 0.5, 0.0, -0.0)
+    S = sp.csr_array((vals.astype(dtype), (rows, cols)), shape=(m, n))
+    if draw(st.booleans()):  # a CSR out of canonical order: duplicates, unsorted rows
+        S = sp.csr_array((np.concatenate([S.data, S.data[:2]]),
+                          np.concatenate([S.indices, S.indices[:2]]),
+                          np.concatenate([S.indptr[:-1], [S.indptr[-1] + min(2, S.nnz)]])
+                          if S.nnz and m else S.indptr), shape=(m, n))
+        S.has_canonical_format = False
+    return S
+
+
+@settings(max_examples=150, deadline=None)
+@given(scipy_csr())
+def test_from_scipy_matches_scipy(S):
+    want = S.copy()
+    want.sum_duplicates()
+    A = gb.Matrix.from_scipy(S)
+    A.csr().check_invariants()
+    got = A.to_scipy()
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.nnz == want.nnz
+    np.testing.assert_array_equal(got.indptr, want.indptr)
+    np.testing.assert_array_equal(got.indices, want.indices)
+    # bit for bit: -0.0 and 0.0 are different values of an iso test
+    assert got.data.tobytes() == want.data.astype(got.dtype).tobytes()
+    c = A.csr()
+    if c.values is None:
+        assert np.unique(want.data.view(np.uint8).reshape(want.nnz, -1), axis=0).shape[0] == 1
+    # the input is left untouched and not shared
+    assert not np.shares_memory(c.indices, S.indices) and not np.shares_memory(
+        c.indptr, S.indptr)
+
+
+def test_canonical_copy_flags():
+    indptr = np.array([0, 2, 4])
+    got = canonical_copy(indptr, np.array([1, 0, 0, 1], dtype=np.int32), np.ones(4))
+    assert not got.canonical and got.values is None  # row 0 out of order: not used
+    got = canonical_copy(indptr, np.array([0, 1, 1, 1], dtype=np.int32), np.ones(4))
+    assert not got.canonical  # a duplicate in row 1
+    got = canonical_copy(indptr, np.array([0, 1, 0, 1], dtype=np.int32),
+                         np.array([1.0, 1.0, 1.0, 2.0]))
+    assert got.canonical and not got.iso and got.values.tolist() == [1.0, 1.0, 1.0, 2.0]
+    got = canonical_copy(indptr, np.array([0, 1, 0, 1], dtype=np.int32),
+                         np.array([1 + 1j] * 4))
+    assert got.canonical and not got.iso  # no bit view of complex values: copied
+
+
+def test_iso_import_keeps_products_exact():
+    S = sp.random(60, 60, density=0.1, format="csr", random_state=3)
+    S.data[:] = 2.5
+    A = gb.Matrix.from_scipy(S)
+    assert A.csr().values is None and A.csr().iso_value == 2.5
+    x = np.arange(60.0)
+    np.testing.assert_allclose(gb.mxv(A, gb.Vector.from_dense(x)).to_dense(), S @ x)
+    np.testing.assert_allclose(gb.mxv(A.T, gb.Vector.from_dense(x)).to_dense(), S.T @ x)
