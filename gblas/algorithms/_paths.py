@@ -16,7 +16,8 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
     (:func:`gblas.planner.plan_shortest_paths`): ``"heap"`` or ``"semiring"``.
 
     A probe, one BFS in hops from the first source (``O(n + m)``), gives the planner the
-    graph's depth and the size of the part reached.  A format or direction pinned with
+    graph's depth and the size of the part reached, unless the heap wins at any depth
+    (:func:`gblas.planner.heap_bound_holds`).  A format or direction pinned with
     ``gb.config`` keeps the products.
 
     Examples
@@ -30,7 +31,7 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
     from .. import hardware
     from ..backends.registry import get_kernel, has_kernel
     from ..config import config
-    from ..planner import Plan, plan_shortest_paths
+    from ..planner import Plan, heap_bound_holds, plan_shortest_paths
 
     n = A.shape[0]
     settings = config.current()
@@ -39,13 +40,15 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
                     reason="(min, +) products: a format or direction is pinned by gb.config",
                     details={"sources": int(sources.size)})
     depth = reached = None
-    if not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
+    threads = hardware.detect().threads
+    if heap_bound_holds(n, A.nvals, int(sources.size), threads):
+        pass  # the heap wins at any depth: no probe
+    elif not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
         csr = A.csr()
         depth, reached = get_kernel("bfs_depth", "csr", A.device)(
             csr.indptr, csr.indices, int(sources[0]))
     return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
-                               negative=negative, device=A.device,
-                               threads=hardware.detect().threads,
+                               negative=negative, device=A.device, threads=threads,
                                batch=max(1, BATCH_ENTRIES // max(n, 1)))
 
 

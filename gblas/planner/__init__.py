@@ -2,6 +2,7 @@
 
 from .choose import (
            admit_format,
+           heap_bound_holds,
            plan_array,
            plan_elementwise,
            plan_mxm,
@@ -10,5 +11,5 @@ from .choose import (
 )
 from .plan import Plan
 
-__all__ = ["Plan", "admit_format", "plan_array", "plan_elementwise", "plan_mxm", "plan_mxv",
-           "plan_shortest_paths"]
+__all__ = ["Plan", "admit_format", "heap_bound_holds", "plan_array", "plan_elementwise",
+           "plan_mxm", "plan_mxv", "plan_shortest_paths"]

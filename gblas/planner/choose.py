@@ -613,6 +613,29 @@ def _has_heap_kernel(device: str) -> bool:
         return False
 
 
+def heap_bound_holds(n: int, nnz: int, sources: int, threads: int) -> bool:
+    """Whether the heap's estimate is below the products' whatever the depth and the part
+    reached (then no probe is needed).
+
+    With ``r`` reached and ``e = nnz r / n`` edges, heap <= products when
+    ``sources log2(r + 1) HEAP_NS_PUSH / k <= (sources SEMIRING_NS_EDGE / threads -
+    sources HEAP_NS_EDGE / k) nnz / n`` (``k = min(sources, threads)``; the products'
+    cost per step only adds to their side), and the left side is largest at ``r = n``.
+
+    Examples
+    --------
+    >>> heap_bound_holds(62_586, 147_892, 4, 2)    # p2p-Gnutella31: 2.4 entries per row
+    True
+    >>> heap_bound_holds(1_000_000, 10_000, 1, 2)  # almost no edges: probe first
+    False
+    """
+    if n <= 1:
+        return True
+    k = max(1, min(sources, threads))
+    margin = sources * (SEMIRING_NS_EDGE / max(threads, 1) - HEAP_NS_EDGE / k)
+    return bool(sources * np.log2(n + 1) * HEAP_NS_PUSH / k <= margin * nnz / n)
+
+
 def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
                         reached: int | None, negative: bool, device: str,
                         threads: int, batch: int) -> Plan:
@@ -633,9 +656,10 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
        * semiring: ``batches * (depth + 1) * SEMIRING_STEP_S`` (a product per level of
          hops at least) plus ``sources * e * SEMIRING_NS_EDGE / threads``;
 
-       the smaller wins.  Power-law graphs are a few hops deep and their products amortize
-       the fixed cost; meshes and road networks are hundreds to thousands of hops deep,
-       where the heap settles each vertex once.
+       the smaller wins (without a probe, ``depth=None``: the heap where
+       :func:`heap_bound_holds`, else the products).  Power-law graphs are a few hops
+       deep and their products amortize the fixed cost; meshes and road networks are
+       hundreds to thousands of hops deep, where the heap settles each vertex once.
 
     Examples
     --------
@@ -650,9 +674,17 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
     if negative:
         return Plan("shortest_paths", "csr", "semiring", device, None,
                     (), 0, "negative weights: Bellman-Ford over (min, +)", details)
-    if depth is None or reached is None or not _has_heap_kernel(device):
+    if not _has_heap_kernel(device):
         return Plan("shortest_paths", "csr", "semiring", device, None,
                     (), 0, f"no label-setting kernel on {device}", details)
+    if depth is None or reached is None:
+        if heap_bound_holds(n, nnz, sources, threads):
+            return Plan("shortest_paths", "csr", "heap", device,
+                        KernelKey("sssp", "csr", device, "heap"), (), 0,
+                        f"heap Dijkstra: below the (min, +) products at any depth and reach "
+                        f"({nnz / max(n, 1):.3g} entries per row; no probe needed)", details)
+        return Plan("shortest_paths", "csr", "semiring", device, None,
+                    (), 0, "(min, +) products: the graph was not probed", details)
     r = max(int(reached), 1)
     e = float(nnz) * r / max(n, 1)
     heap_s = sources * (e * HEAP_NS_EDGE + r * np.log2(r + 1) * HEAP_NS_PUSH) * 1e-9 / max(

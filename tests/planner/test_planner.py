@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gblas as gb
 from gblas.exceptions import InvalidValue, NoKernel
@@ -221,3 +223,23 @@ def test_a_pending_plan_is_kept_until_its_build_pays(monkeypatch):
     # again at use 4 (the build would pay: a final plan), memoized after
     assert calls == [0, 4]
     assert memoized == [False, True, True, True, False, True, True, True]
+
+
+@given(n=st.integers(2, 10**7), deg=st.floats(0.01, 50), sources=st.integers(1, 300),
+       threads=st.integers(1, 64), depth=st.integers(0, 5000), frac=st.floats(0, 1))
+@settings(max_examples=300, deadline=None)
+def test_heap_bound_means_the_probe_would_choose_the_heap(n, deg, sources, threads, depth,
+                                                          frac):
+    """Where the bound skips the probe, any probe result gives the heap."""
+    from gblas.planner import heap_bound_holds, plan_shortest_paths
+
+    nnz = int(n * deg)
+    if not heap_bound_holds(n, nnz, sources, threads):
+        return
+    reached = max(1, int(frac * n))
+    plan = plan_shortest_paths(n, nnz, sources, depth=depth, reached=reached,
+                               negative=False, device="cpu", threads=threads, batch=64)
+    assert plan.direction == "heap", plan.reason
+    unprobed = plan_shortest_paths(n, nnz, sources, depth=None, reached=None,
+                                   negative=False, device="cpu", threads=threads, batch=64)
+    assert unprobed.direction == "heap" and "no probe" in unprobed.reason
