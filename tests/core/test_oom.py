@@ -108,7 +108,7 @@ def test_error_helpers():
 
 # ------------------------------------------------------------------ format builds
 def _segmented_case():
-    A = gb.io.kronecker(10, 8, seed=3, dtype="float64")
+    A = gb.io.kronecker(12, 8, seed=3, dtype="float64")
     return A, gb.Vector.full(A.shape[0], 1.0)
 
 
@@ -122,7 +122,7 @@ def test_a_format_build_running_out_falls_back_to_csr(monkeypatch):
         raise _numpy_oom(2**33)
 
     want = A.to_scipy() @ np.ones(A.shape[0])
-    with hardware.assume(l3=4096, threads=2), gb.config(expected_uses=1000):
+    with hardware.assume(l1d=1024, l2=4096, l3=8192, threads=2), gb.config(expected_uses=1000):
         fmt = gb.explain(gb.mxv, A, x).format
         assert fmt != "csr"
         cls = get_format_class(fmt)

@@ -208,6 +208,8 @@ def test_planner_gpu_rule_keeps_csr_without_reuse_or_memory(monkeypatch, rng):
         monkeypatch.setattr(FORMATS[name], "build_ns_entry", 0.0)
         monkeypatch.setattr(FORMATS[name], "build_overhead_s", 0.0)
     monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 0)
+    # a new Matrix: the first one's plan is kept with its CSR until its build would pay
+    A = gb.Matrix.from_scipy(S_).to("gpu")
     plan = gb.explain(gb.mxv, A, x, "plus_times")
     assert plan.format == "csr" and "device memory" in plan.reason
 
