@@ -15,9 +15,10 @@ Three sections, one run:
 2. **Simulator speed**: seconds and accesses per second of one replay of Kronecker 22's
    pull (``--speed-scale``; 132.5M accesses) with the machine's caches and with one fully
    associative level of the L3's size, median of 3 with the load average of each.
-3. **Simulated bytes vs measured time**: ``gb.mxv`` (float32 ``plus_times``, iso
-   matrix) timed with each CPU format pinned (median of 5 after a warm-up call,
-   ``benchmarks/harness.py``), next to the simulated bytes per edge with the machine's
+3. **Simulated bytes vs measured time**: ``gb.mxv`` (float32 ``plus_times``, iso matrix)
+   timed with each CPU format pinned as ``fit_cpu_costs.py`` times them (one format at a
+   time, median of 9 rounds after 3 warm-up calls, a round of a sub-millisecond product
+   averaging 20 ms of calls), next to the simulated bytes per edge with the machine's
    caches (float32 values), Spearman's rank correlation per graph; the planner's choice,
    its estimated time (``planner/cost.py``) against the measured one, and the sampled
    simulation's predicted CSR bytes per edge.
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.harness import describe_machine, markdown_table, time_call, write_results
+from benchmarks.harness import describe_machine, markdown_table, write_results
 from benchmarks.run_formats import graph_sources
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -159,7 +160,10 @@ def section_speed(M, name, repeat: int = 3) -> str:
 
 
 def measure(name, M) -> dict:
+    import os
+
     import gblas as gb
+    from benchmarks.fit_cpu_costs import measure_graph
     from gblas import hardware
     from gblas.analysis import CacheConfig, simulate
     from gblas.formats import heavy_light, segmented
@@ -167,13 +171,15 @@ def measure(name, M) -> dict:
     from gblas.planner.locality import predicted_misses
 
     x = gb.Vector.from_dense(np.ones(M.shape[1], np.float32))
-    times, sim = {}, {}
+    load = os.getloadavg()[0]
+    # timed as fit_cpu_costs times them: one format at a time, 9 rounds after 3 warm-ups
+    times = measure_graph(name, M, 9, 3)["median"]
+    sim = {}
     cfg = CacheConfig.machine()
     for f in CPU_FORMATS:
         B = M.dup()
         with gb.config(format=f):
-            t = time_call(lambda B=B: gb.mxv(B, x), repeat=5, warmup=1)
-        times[f] = t.median
+            gb.mxv(B, x)  # builds the format the simulation replays
         sim[f] = simulate(B, f, cache=cfg, x_bytes=4, y_bytes=5).bytes_per_edge
     from scipy.stats import spearmanr
 
@@ -188,14 +194,14 @@ def measure(name, M) -> dict:
     est_s = est[plan.format].seconds if plan.format in est else float("nan")
     pred = predicted_misses(csr, 4, 5, hw)
     return {"graph": name, "times": times, "sim": sim, "rho": rho, "chosen": plan.format,
-            "est": est_s, "pred": pred}
+            "est": est_s, "pred": pred, "load": load}
 
 
 def section_measure(rows) -> str:
     head = ["graph"] + [f"{f} ms" for f in CPU_FORMATS] + [f"{f} sim B/edge"
                                                              for f in CPU_FORMATS]
     head += ["Spearman rho", "planner picks", "est ms", "measured ms", "est error",
-             "predicted csr B/edge"]
+             "predicted csr B/edge", "1-min load"]
     body = []
     for r in rows:
         line = [r["graph"]] + [f"{r['times'][f] * 1e3:.3f}" for f in CPU_FORMATS]
@@ -204,7 +210,7 @@ def section_measure(rows) -> str:
         err = (r["est"] - meas) / meas
         line += [f"{r['rho']:.2f}" if not math.isnan(r["rho"]) else "n/a", r["chosen"],
                  f"{r['est'] * 1e3:.3f}", f"{meas * 1e3:.3f}", f"{100 * err:+.0f}%",
-                 f"{r['pred']['bytes_per_edge']:.2f}"]
+                 f"{r['pred']['bytes_per_edge']:.2f}", f"{r['load']:.2f}"]
         body.append(line)
     return markdown_table(head, body)
 
@@ -229,9 +235,9 @@ def main(argv=None) -> int:
     for name, build in graphs(args.scales, args.real):
         M = build()
         _log(f"{name}: {M.shape[0]:,} vertices, {M.nvals:,} entries")
-        rep.append(reproduce(name, M, args.ratio, args.cgs))
-        if args.timed:
+        if args.timed:  # timed first, before the simulations' memory comes and goes
             meas.append(measure(name, M))
+        rep.append(reproduce(name, M, args.ratio, args.cgs))
         if largest is None or M.nvals > largest[1].nvals:
             largest = (name, M)
     sections = [(f"Simulated main-memory accesses relative to CSR in natural order "
