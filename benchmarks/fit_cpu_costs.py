@@ -255,6 +255,8 @@ def main(argv=None) -> int:
                    help="rebuild the graphs and take the estimates of the constants now in "
                         "gblas (the times stay)")
     p.add_argument("--scales", type=int, nargs="*", default=[14, 16, 18, 20])
+    p.add_argument("--write", action="store_true",
+                   help="write the results page from the saved times and estimates")
     p.add_argument("--rounds", type=int, default=9)
     p.add_argument("--data", default="cpu_costs",
                    help="name of the times' JSON and of the results page (benchmarks/results)")
@@ -281,7 +283,7 @@ def main(argv=None) -> int:
     theta = fit(rows)
     text = report(rows, theta)
     print(text)
-    if args.measure or args.reestimate:
+    if args.measure or args.reestimate or args.write:
         write_results(args.data, "The planner's CPU pull estimates against measured time",
                       [("Estimates and measured times (float32 plus_times, iso pull matrix)",
                         text)], data["machine"])

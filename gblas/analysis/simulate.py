@@ -14,7 +14,8 @@ What is modelled: one core running the whole product in the order the format's k
 runs it (the threads of the real kernel split the same order into ranges, and share only
 the last level); line fills from memory (write-backs of dirty lines are not counted, as
 the paper counts fills); no prefetching.  The kernels are in
-:mod:`gblas.backends.cpu.cachesim`.
+:mod:`gblas.backends.cpu.cachesim` (the CGS schedules in
+:mod:`gblas.backends.cpu.cachesim_cgs`).
 
 Examples
 --------
