@@ -2,9 +2,12 @@
 context of one pull SpMV estimate.
 
 Each format estimates its own pull SpMV (``cls.pull_estimate(ctx)``); the planner
-compares the estimates.  Times are in seconds from per-thread costs measured on the
-project's 2-core development machine (``benchmarks/results/formats_cpu.md``); they rank
-the candidates, and the Plan shows them.
+compares the estimates.  Times are in seconds from per-thread costs fitted to measured
+``gb.mxv`` times on the project's 2-core development machine
+(``benchmarks/fit_cpu_costs.py``, ``benchmarks/results/cpu_costs.md``); the shares of x
+gathers that miss the L2 and the L3 come from the cache simulator's sampled replay of
+the matrix itself (:func:`sampled_miss`).  They rank the candidates, and the Plan shows
+them.
 
 Examples
 --------
