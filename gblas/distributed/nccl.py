@@ -221,6 +221,42 @@ def _rows(block, r0: int, r1: int):
                       c.indices[a:b], vals, c.dtype, c.iso_value, c.device))
 
 
+def _padded_others(block, bounds: list, rank: int, chunk: int):
+    """The block's rows outside the rank's share, row ``v`` of share ``i`` moved to row
+    ``i * chunk + v - bounds[i]`` of a ``p * chunk``-row Matrix (the gathered buffer's
+    layout; the own share's rows and the padding are empty)."""
+    from ..core import Matrix
+    from ..formats import CSR
+
+    c = block.csr()
+    if isinstance(c.indptr, np.ndarray):
+        xp = np
+    else:
+        import cupy as xp
+    ptrs, idx, vals = [], [], []
+    base = 0
+    for i in range(len(bounds) - 1):
+        a, b = bounds[i], bounds[i + 1]
+        if i == rank:
+            ptrs.append(xp.full(chunk, base, dtype=np.int64))
+            continue
+        lo, hi = int(c.indptr[a]), int(c.indptr[b])
+        ptrs.append(c.indptr[a:b].astype(np.int64) - lo + base)
+        ptrs.append(xp.full(chunk - (b - a), base + hi - lo, dtype=np.int64))
+        idx.append(c.indices[lo:hi])
+        if c.values is not None:
+            vals.append(c.values[lo:hi])
+        base += hi - lo
+    ptrs.append(xp.full(1, base, dtype=np.int64))
+    indptr = xp.concatenate(ptrs)
+    indptr = indptr.astype(np.int32) if base < 2**31 - 1 else indptr
+    indices = xp.concatenate(idx) if idx else xp.zeros(0, dtype=c.indices.dtype)
+    values = None if c.values is None else (
+        xp.concatenate(vals) if vals else xp.zeros(0, dtype=c.values.dtype))
+    return Matrix(CSR(((len(bounds) - 1) * chunk, c.shape[1]), indptr, indices, values,
+                      c.dtype, c.iso_value, c.device))
+
+
 def _column_grid(bounds, rank: int, r0: int, r1: int, c0: int, n: int) -> bool:
     """Whether the rank's block spans every row and its columns are its share."""
     return bounds is not None and r0 == 0 and r1 == n and int(bounds[rank]) == c0
@@ -239,12 +275,16 @@ class _Shares:
         # the block cut by rows into the shares of x, kept with the block for the next
         # call (with the formats the planner builds for them)
         got = _PARTS.get(id(block))
-        if got is None or got[0]() is not block or got[1] != self.bounds:
-            got = (weakref.ref(block), self.bounds,
-                   [_rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])])
+        if got is None or got[0]() is not block or got[1] != (self.bounds, rank):
+            parts = [_rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])]
+            # beyond two ranks the others' rows form one matrix over the gathered buffer's
+            # padded layout: one product instead of p - 1 (its entries are a copy)
+            others = _padded_others(block, self.bounds, rank, self.chunk) if self.p > 2 \
+                else None
+            got = (weakref.ref(block), (self.bounds, rank), parts, others)
             _PARTS[id(block)] = got
             weakref.finalize(block, _PARTS.pop, id(block), None)
-        self.parts = got[2]
+        self.parts, self.others = got[2], got[3]
 
     def part(self, buf, i: int):
         return buf[i * self.chunk:i * self.chunk + self.bounds[i + 1] - self.bounds[i]]
@@ -256,6 +296,8 @@ class _Shares:
     def others_product(self, buf, semiring: str):
         """``sum_i parts[i]' x_i`` over the other ranks' shares of a gathered buffer
         (None when there are none)."""
+        if self.others is not None:
+            return _partial(self.others, buf, semiring, True)
         y = None
         for i in range(self.p):
             if i != self.rank:

@@ -612,8 +612,9 @@ def test_nccl_column_parts_are_kept_with_their_block():
     A = gb.io.kronecker(6, 4, seed=1, dtype=None)
     bounds = [0, 20, 64]
     first = nccl._Shares(A, bounds, 1)
-    again = nccl._Shares(A, bounds, 0)
-    assert again.parts is first.parts and (again.lo, again.hi, again.chunk) == (0, 20, 44)
+    again = nccl._Shares(A, bounds, 1)
+    assert again.parts is first.parts and (again.lo, again.hi, again.chunk) == (20, 64, 44)
+    assert first.others is None  # two ranks: the one other part is used as it is
     assert [P.shape for P in first.parts] == [(20, 64), (44, 64)]
     rows = gb.Matrix.from_coo(*[np.concatenate(x) for x in zip(
         *[(r + lo, c, v) for (r, c, v), lo in zip((P.to_coo() for P in first.parts),
@@ -626,3 +627,17 @@ def test_nccl_column_parts_are_kept_with_their_block():
 
     gc.collect()
     assert key not in nccl._PARTS
+
+
+def test_nccl_others_matrix_matches_the_parts(fake_gpu):
+    """Beyond two ranks the other shares' rows are one matrix over the padded layout."""
+    nccl = fake_gpu
+    A = gb.io.kronecker(6, 4, seed=2, dtype="float64")
+    bounds = [0, 20, 41, 64]
+    sh = nccl._Shares(A, bounds, 1)
+    assert sh.others is not None and sh.others.shape == (3 * 23, 64)
+    sh.others.csr().check_invariants()
+    buf = np.random.default_rng(0).random(3 * sh.chunk)
+    want = sum(nccl._partial(sh.parts[i], sh.part(buf, i), "plus_times", True)
+               for i in (0, 2))
+    np.testing.assert_allclose(sh.others_product(buf, "plus_times"), want, rtol=1e-12)
