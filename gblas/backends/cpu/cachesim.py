@@ -351,7 +351,24 @@ def _pass_list(st, lv, src, n, dst, first):
     nlev = ways.size
     prev = clock[nlev] if first else -1
     out = 0
+    width = node.shape[1]
+    base = lv * width
     for t in range(n):
+        # prefetch in two steps: the flag and links of the line 2 PF_AHEAD ahead, then the
+        # links of its list neighbours (read now, so perhaps stale: only a hint)
+        if t + 2 * PF_AHEAD < n:
+            far = src[t + 2 * PF_AHEAD] >> 2
+            _pf(res, far * nlev + lv)
+            _pf(node, base + 2 * far)
+        if t + PF_AHEAD < n:
+            near = src[t + PF_AHEAD] >> 2
+            if res[near, lv]:
+                p = node[lv, 2 * near]
+                q = node[lv, 2 * near + 1]
+                if p >= 0:
+                    _pf(node, base + 2 * p)
+                if q >= 0:
+                    _pf(node, base + 2 * q)
         a = src[t]
         line = a >> 2
         if line == prev:
