@@ -30,6 +30,7 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import time
 import weakref
 
@@ -195,6 +196,29 @@ class _Comm:
                     2 * (self.p - 1) * buf.nbytes // max(self.p, 1))
 
 
+class _Steps:
+    """A rank's per-iteration wall time, split into the host's waits on NCCL calls
+    (exchange) and the rest (compute)."""
+
+    def __init__(self, comm) -> None:
+        self.comm = comm
+        self.compute: list = []
+        self.exchange: list = []
+
+    @contextlib.contextmanager
+    def step(self):
+        import cupy
+
+        e0 = self.comm.seconds
+        cupy.cuda.Device().synchronize()
+        t = time.perf_counter()
+        yield
+        cupy.cuda.Device().synchronize()
+        total = time.perf_counter() - t
+        self.exchange.append(self.comm.seconds - e0)
+        self.compute.append(total - self.exchange[-1])
+
+
 def _partial(block, x_seg, semiring: str, transposed: bool):
     """``block' x_seg`` (or ``block x_seg``) as a dense CuPy array (missing = 0)."""
     import cupy
@@ -345,36 +369,30 @@ def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: floa
     m = float(scal[1])
     pending = comm.start_all_gather(s_share, s_full)
     mul = "plus_second" if pattern else "plus_times"
-    compute, exch = [], []
+    steps = _Steps(comm)
     err, it = float("inf"), 0
     for k in range(1, max_iter + 1):
         it = k
-        e0 = comm.seconds
-        cupy.cuda.Device().synchronize()
-        t = time.perf_counter()
-        # y = A[:, C]' s: the own share's rows while the others' shares arrive
-        y = sh.own_product(s_share, mul)
-        comm.finish(pending)
-        rest = sh.others_product(s_full, mul)
-        if rest is not None:
-            y += rest
-        rn = y + (alpha * m + 1.0 - alpha) / n
-        scal[0] = cupy.abs(rn - r).sum()
-        scal[1] = rn[w == 0].sum()
-        r = rn
-        s_share[:hi - lo] = r * w
-        comm.all_reduce(scal)
-        err, m = float(scal[0]), float(scal[1])
-        if err >= limit and k < max_iter:
-            pending = comm.start_all_gather(s_share, s_full)
-        cupy.cuda.Device().synchronize()
-        total = time.perf_counter() - t
-        exch.append(comm.seconds - e0)
-        compute.append(total - exch[-1])
+        with steps.step():
+            # y = A[:, C]' s: the own share's rows while the others' shares arrive
+            y = sh.own_product(s_share, mul)
+            comm.finish(pending)
+            rest = sh.others_product(s_full, mul)
+            if rest is not None:
+                y += rest
+            rn = y + (alpha * m + 1.0 - alpha) / n
+            scal[0] = cupy.abs(rn - r).sum()
+            scal[1] = rn[w == 0].sum()
+            r = rn
+            s_share[:hi - lo] = r * w
+            comm.all_reduce(scal)
+            err, m = float(scal[0]), float(scal[1])
+            if err >= limit and k < max_iter:
+                pending = comm.start_all_gather(s_share, s_full)
         if err < limit:
             break
     return {"lo": lo, "ranks": cupy.asnumpy(r), "iterations": it, "err": err,
-            "compute_s": compute, "exchange_s": exch, "bytes": comm.bytes,
+            "compute_s": steps.compute, "exchange_s": steps.exchange, "bytes": comm.bytes,
             "overlapped_gather_s": comm.gather_s}
 
 
@@ -408,34 +426,27 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
     mul = "plus_second" if pattern else "plus_times"
     ybuf = cupy.zeros(npad, dtype=cupy.float64)
     yshare = cupy.zeros(chunk, dtype=cupy.float64)
-    compute = []
-    exch = []
+    steps = _Steps(comm)
     err = float("inf")
     it = 0
     for k in range(1, max_iter + 1):
         it = k
-        e0 = comm.seconds
-        cupy.cuda.Device().synchronize()
-        t = time.perf_counter()
-        ybuf.fill(0.0)
-        ybuf[c0:c1] = _partial(block, s_full[r0:r1], mul, True)
-        comm.reduce_scatter(ybuf, yshare)
-        rn = yshare[:hi - lo] + (alpha * m + 1.0 - alpha) / n
-        scal[0] = cupy.abs(rn - r).sum()
-        scal[1] = rn[w == 0].sum()
-        r = rn
-        s_share[:hi - lo] = r * w
-        comm.all_gather(s_share, s_full)
-        comm.all_reduce(scal)
-        err, m = float(scal[0]), float(scal[1])
-        cupy.cuda.Device().synchronize()
-        total = time.perf_counter() - t
-        exch.append(comm.seconds - e0)
-        compute.append(total - exch[-1])
+        with steps.step():
+            ybuf.fill(0.0)
+            ybuf[c0:c1] = _partial(block, s_full[r0:r1], mul, True)
+            comm.reduce_scatter(ybuf, yshare)
+            rn = yshare[:hi - lo] + (alpha * m + 1.0 - alpha) / n
+            scal[0] = cupy.abs(rn - r).sum()
+            scal[1] = rn[w == 0].sum()
+            r = rn
+            s_share[:hi - lo] = r * w
+            comm.all_gather(s_share, s_full)
+            comm.all_reduce(scal)
+            err, m = float(scal[0]), float(scal[1])
         if err < limit:
             break
     return {"lo": lo, "ranks": cupy.asnumpy(r), "iterations": it, "err": err,
-            "compute_s": compute, "exchange_s": exch, "bytes": comm.bytes}
+            "compute_s": steps.compute, "exchange_s": steps.exchange, "bytes": comm.bytes}
 
 
 def _bfs_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: int, n: int,
@@ -459,32 +470,26 @@ def _bfs_gather(comm, sh: _Shares, source: int):
     if lo <= source < hi:
         levels[source - lo] = 0
     share = cupy.zeros(sh.chunk, dtype=cupy.uint8)
-    compute, exch = [], []
+    steps = _Steps(comm)
     depth = 0
     while True:
         depth += 1
-        e0 = comm.seconds
-        cupy.cuda.Device().synchronize()
-        t = time.perf_counter()
-        reached = None
-        for k in range(sh.p):
-            part = _partial(sh.parts[k], sh.part(q, k).astype(cupy.float64), "plus_times",
-                            True)
-            reached = part != 0 if reached is None else reached | (part != 0)
-        nxt = reached & (levels < 0)
-        levels[nxt] = depth
-        share[:hi - lo] = nxt.astype(cupy.uint8)
-        comm.all_gather(share, q)
-        count = int(q.sum())
-        cupy.cuda.Device().synchronize()
-        total = time.perf_counter() - t
-        exch.append(comm.seconds - e0)
-        compute.append(total - exch[-1])
+        with steps.step():
+            reached = None
+            for k in range(sh.p):
+                part = _partial(sh.parts[k], sh.part(q, k).astype(cupy.float64), "plus_times",
+                                True)
+                reached = part != 0 if reached is None else reached | (part != 0)
+            nxt = reached & (levels < 0)
+            levels[nxt] = depth
+            share[:hi - lo] = nxt.astype(cupy.uint8)
+            comm.all_gather(share, q)
+            count = int(q.sum())
         if count == 0:
             break
     # int32 on the wire: half the bytes of the levels through Dask
     return {"lo": lo, "levels": cupy.asnumpy(levels.astype(cupy.int32)), "depth": depth - 1,
-            "compute_s": compute, "exchange_s": exch, "bytes": comm.bytes}
+            "compute_s": steps.compute, "exchange_s": steps.exchange, "bytes": comm.bytes}
 
 
 def _bfs_reduce(block, comm, r0: int, r1: int, c0: int, c1: int, n: int, source: int):
@@ -496,31 +501,25 @@ def _bfs_reduce(block, comm, r0: int, r1: int, c0: int, c1: int, n: int, source:
     q = cupy.zeros(n, dtype=cupy.uint8)
     q[source] = 1
     nxt = cupy.zeros(n, dtype=cupy.uint8)
-    compute, exch = [], []
+    steps = _Steps(comm)
     depth = 0
     while True:
         depth += 1
-        e0 = comm.seconds
-        cupy.cuda.Device().synchronize()
-        t = time.perf_counter()
-        nxt.fill(0)
-        part = _partial(block, q[r0:r1].astype(cupy.float64), "plus_times", True)
-        nxt[c0:c1] = (part != 0).astype(cupy.uint8)
-        comm.all_reduce(nxt, op="max")
-        nxt &= (levels < 0).astype(cupy.uint8)
-        count = int(nxt.sum())
-        if count:
-            levels[nxt.astype(bool)] = depth
-        q, nxt = nxt, q
-        cupy.cuda.Device().synchronize()
-        total = time.perf_counter() - t
-        exch.append(comm.seconds - e0)
-        compute.append(total - exch[-1])
+        with steps.step():
+            nxt.fill(0)
+            part = _partial(block, q[r0:r1].astype(cupy.float64), "plus_times", True)
+            nxt[c0:c1] = (part != 0).astype(cupy.uint8)
+            comm.all_reduce(nxt, op="max")
+            nxt &= (levels < 0).astype(cupy.uint8)
+            count = int(nxt.sum())
+            if count:
+                levels[nxt.astype(bool)] = depth
+            q, nxt = nxt, q
         if count == 0:
             break
     lv = cupy.asnumpy(levels) if comm.rank == 0 else None
-    return {"levels": lv, "depth": depth - 1, "compute_s": compute, "exchange_s": exch,
-            "bytes": comm.bytes}
+    return {"levels": lv, "depth": depth - 1, "compute_s": steps.compute,
+            "exchange_s": steps.exchange, "bytes": comm.bytes}
 
 
 # ---------------------------------------------------------------------- on the client
