@@ -236,6 +236,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     from ..backends.registry import VecData
     from ..config import config
     from ..core import Vector, executor, mxv
+    from ..planner.algorithms import plan_pagerank
     from .checkpoint import (
         Checkpoint,
         IterationState,
@@ -293,6 +294,10 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
         errs, first = [float(e) for e in start.values["errs"]], k0 + 1
         if errs and errs[-1] < limit or k0 >= max_iter:
             return Vector(VecData(n, None, rbuf[k0 % 2], None), f64, dev)
+    plan = plan_pagerank(A, config.current(), callback=callback is not None,
+                         resumed=start is not None)
+    if plan.key is not None:
+        return _fused(A, plan, w, p, alpha, limit, max_iter, criterion, call, progress)
     s_vec = Vector(VecData(n, None, s, None), f64, dev)  # s is rewritten in place
     step = executor.array_kernel("pagerank_step", dev)
     read = executor.array_kernel("read_async", dev)
@@ -352,3 +357,44 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
         f"{call}: no convergence within max_iter={max_iter} iterations (L1 change {err:.3g}, "
         f"needed < {rule} = {limit:.3g}). Raise max_iter or tol.",
         Vector(VecData(n, None, r, None), f64, dev), max_iter)
+
+
+def _fused(A, plan, w, p, alpha: float, limit: float, max_iter: int, criterion: str,
+           call: str, progress: bool):
+    """The ranks from the plan's fused loop (every iteration in compiled code: progress
+    reports the total)."""
+    from ..backends.registry import VecData
+    from ..core import Vector, executor
+
+    n = A.shape[0]
+    AT = A.csr(transposed=True)  # row i: the in-neighbours of i
+    # the loop's product: plus_second on a pattern (entries count 1), else plus_times
+    values, iso = None, 1.0
+    if A.dtype != np.bool_:
+        values, iso = (None, float(AT.iso_value)) if AT.values is None else (AT.values, 0.0)
+    with Progress(call, enabled=progress, total=max_iter) as report:
+        r, it, err = executor.kernel(plan)(AT.indptr, AT.indices, values, iso, w, p, alpha,
+                                           limit, max_iter)
+        ranks = Vector(VecData(n, None, r, None), np.dtype(np.float64), A.device)
+        if err < limit:
+            report.close(f"{it} iterations in one fused loop, L1 change {err:.2e}")
+            return ranks
+        report.close(f"no convergence, L1 change {err:.2e}")
+    rule = "n * tol" if criterion == "networkx" else "tol"
+    raise PowerIterationFailedConvergence(
+        f"{call}: no convergence within max_iter={max_iter} iterations (L1 change {err:.3g}, "
+        f"needed < {rule} = {limit:.3g}). Raise max_iter or tol.", ranks, max_iter)
+
+
+def _plan(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
+          personalization=None, progress: bool = False, *, criterion: str = "l1",
+          callback=None, resume=None):
+    """The Plan of ``pagerank(A, ...)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.algorithms import plan_pagerank
+
+    return plan_pagerank(square_matrix(A, "pagerank"), config.current(),
+                         callback=callback is not None, resumed=resume is not None)
+
+
+pagerank.__gblas_plan__ = _plan

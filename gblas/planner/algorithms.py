@@ -18,7 +18,13 @@ from ..config import Settings
 from .plan import Plan
 
 __all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number",
-           "plan_label_propagation"]
+           "plan_label_propagation", "plan_pagerank"]
+
+#: Up to this many entries a pagerank runs as one fused loop where the device has one:
+#: below it a loop of planned products is bound by their fixed cost per iteration
+#: (~0.1 ms of host time; 2M entries take ~1 ms a product on the 2-core machine), above
+#: it the products' derived formats (segmented) can pay within one call.
+FUSED_PAGERANK_MAX_ENTRIES = 1 << 21
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -58,6 +64,44 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
                 KernelKey("bfs", "csr", dev, "levels"),
                 reason=f"fused level kernel, no return to the host inside a level; {how}",
                 details={"parents": parents, "pull": pull})
+
+
+def plan_pagerank(A, settings: Settings, *, callback: bool, resumed: bool) -> Plan:
+    """The Plan of ``gblas.algorithms.pagerank`` on ``A``: the whole power iteration in
+    one fused kernel (``("pagerank", "csr", device, "fused")``, on the CSR of ``A'``) for
+    a graph of at most :data:`FUSED_PAGERANK_MAX_ENTRIES` entries, else a loop of planned
+    products and fused vector steps.  A callback (it reads every iteration), a resumed
+    run, or a pinned format or direction keep the loop.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_pagerank(A, config.current(), callback=False, resumed=False).kernel
+    'pagerank/csr/cpu/fused'
+    """
+    dev = A.device
+    why = None
+    if settings.format is not None:
+        why = f"format pinned to {settings.format!r} by gb.config"
+    elif settings.direction is not None:
+        why = f"direction pinned to {settings.direction!r} by gb.config"
+    elif callback:
+        why = "a callback reads every iteration"
+    elif resumed:
+        why = "resumed from a checkpoint"
+    elif not has_kernel("pagerank", "csr", dev, "fused"):
+        why = f"no fused PageRank kernel registered for {dev}"
+    elif A.nvals > FUSED_PAGERANK_MAX_ENTRIES:
+        why = (f"{A.nvals:,} entries: above {FUSED_PAGERANK_MAX_ENTRIES:,} the products' "
+               "formats can pay within one call")
+    if why is not None:
+        return Plan("pagerank", "csr", "pull per iteration", dev, None,
+                    reason=f"loop of planned products ({why})")
+    return Plan("pagerank", "csr", "pull", dev, KernelKey("pagerank", "csr", dev, "fused"),
+                reason=f"one fused loop on the CSR of A' ({A.nvals:,} entries: a product's "
+                       "fixed cost would dominate each iteration)")
 
 
 def _transpose_ready(A) -> bool:

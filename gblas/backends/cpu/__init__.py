@@ -26,6 +26,7 @@ from . import (
     mxm,
     mxv,
     operands,
+    pagerank_loop,
     paths,
     segmented,
     shards,
@@ -35,5 +36,5 @@ from . import (
 )
 
 __all__ = ["arrays", "blocks", "communities", "components", "elementwise", "folds",
-           "heavy_light", "merge", "mxm", "mxv", "operands", "paths", "segmented", "shards",
-           "traversal", "triangles", "vector_kernels"]
+           "heavy_light", "merge", "mxm", "mxv", "operands", "pagerank_loop", "paths",
+           "segmented", "shards", "traversal", "triangles", "vector_kernels"]
