@@ -1,5 +1,5 @@
 """The fused CPU PageRank loop against the loop of planned products (the same
-arithmetic: same ranks, same iteration count) on drawn graphs, weights, personalization
+arithmetic: the same ranks to rounding) on drawn graphs, weights, personalization
 and both stopping rules; and the planner's choice between them."""
 
 from __future__ import annotations

@@ -9,8 +9,10 @@ Each iteration is the planned loop's arithmetic in the same order, on the CSR of
     r'_i = y_i + (alpha m + 1 - alpha) p_i
     err  = |r' - r|_1,  m' = sum(r' where w == 0),  s' = r' .* w
 
-so the ranks and the iteration count equal the loop's (the L1 and dangling sums are
-folded per thread as the loop's vector step folds them).
+so the ranks equal the loop's to rounding (the L1 and dangling sums are folded per
+thread; the loop's vector step goes parallel by vertex count, this loop by vertices plus
+entries, so on graphs with few vertices and many entries the sums may fold in another
+order).
 
 Examples
 --------
@@ -72,8 +74,7 @@ def _loop_body(indptr, indices, vals, has_vals, iso, p, has_p, p_uniform, w, alp
     return it, err, r
 
 
-# one definition, compiled twice: prange runs as range in the sequential one (as the
-# loop's vector step, so the sums fold in the same order)
+# one definition, compiled twice: prange runs as range in the sequential one
 _loop_parallel = jit(parallel=True)(_loop_body)
 _loop_sequential = jit()(_loop_body)
 
@@ -115,7 +116,8 @@ def pagerank_loop(indptr, indices, values, iso: float, w, p, alpha: float, limit
     vals = np.ascontiguousarray(values, dtype=np.float64) if has_vals else _EMPTY_F64
     has_p = p is not None
     pv = np.ascontiguousarray(p, dtype=np.float64) if has_p else _EMPTY_F64
-    loop = _loop_parallel if n >= PARALLEL_SIZE else _loop_sequential
+    # threads where an iteration's work (entries and vertices) outweighs starting them
+    loop = _loop_parallel if int(indptr[-1]) + n >= PARALLEL_SIZE else _loop_sequential
     it, err, out = loop(uindex(indptr), uindex(indices), vals, has_vals, float(iso), pv,
                         has_p, 1.0 / n if n else 0.0, w, float(alpha), float(limit),
                         int(max_iter), r, np.empty(n), s)
