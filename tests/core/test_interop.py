@@ -7,7 +7,6 @@ on the GPU (tests marked ``gpu``) against the CPU Matrix.
 
 from __future__ import annotations
 
-import doctest
 import re
 
 import numpy as np
@@ -15,7 +14,6 @@ import pytest
 import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
-from locations import REPO
 
 import gblas as gb
 from gblas.core.devcoo import csr_arrays_from_coo
@@ -406,22 +404,6 @@ def test_networkx_undirected_default_and_results_by_label():
         gb.io.to_networkx(A, ["a"] * 5)
     with pytest.raises(gb.InvalidObject, match="a NetworkX graph"):
         gb.io.from_networkx(A)
-
-
-# ------------------------------------------------------------------------------ docs
-def test_guide_interop_section_runs():
-    text = (REPO / "docs" / "guide.md").read_text()
-    start = text.index("## From SciPy, NetworkX, python-graphblas")
-    end = text.find("\n## ", start + 3)
-    section = text[start:end if end > 0 else None]
-    blocks = re.findall(r"```python\n(.*?)```", section, flags=re.S)
-    assert blocks and all(">>>" in b for b in blocks)
-    parser = doctest.DocTestParser()
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    # the blocks share their names, as in a reader's session
-    test = parser.get_doctest("\n".join(blocks), {}, "guide interop section", "guide.md", 0)
-    runner.run(test)
-    assert runner.failures == 0 and runner.tries > 5
 
 
 # ------------------------------------------------------------------------------- GPU
