@@ -30,6 +30,16 @@ FUSED_PAGERANK_MAX_ENTRIES = 1 << 21
 _FUSED_MAX_VERTICES = 2**31 - 1
 
 
+def _pinned(settings: Settings) -> str | None:
+    """Why a whole-algorithm kernel is not taken: a format or direction pinned by
+    ``gb.config`` (the loop of products is then planned as pinned), else None."""
+    if settings.format is not None:
+        return f"format pinned to {settings.format!r} by gb.config"
+    if settings.direction is not None:
+        return f"direction pinned to {settings.direction!r} by gb.config"
+    return None
+
+
 def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     """The Plan of ``gblas.algorithms.bfs`` on ``A``.
 
@@ -44,14 +54,10 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     """
     n = int(A.shape[0])
     dev = A.device
-    why = None
-    if settings.format is not None:
-        why = f"format pinned to {settings.format!r} by gb.config"
-    elif settings.direction is not None:
-        why = f"direction pinned to {settings.direction!r} by gb.config"
-    elif n > _FUSED_MAX_VERTICES:
+    why = _pinned(settings)
+    if why is None and n > _FUSED_MAX_VERTICES:
         why = f"{n} vertices exceed the fused kernel's 32-bit levels"
-    elif not has_kernel("bfs", "csr", dev, "levels"):
+    elif why is None and not has_kernel("bfs", "csr", dev, "levels"):
         why = f"no fused BFS kernel registered for {dev}"
     if why is not None:
         return Plan("bfs", "csr", "per level", dev, None,
@@ -82,18 +88,11 @@ def plan_pagerank(A, settings: Settings, *, callback: bool, resumed: bool) -> Pl
     'pagerank/csr/cpu/fused'
     """
     dev = A.device
-    why = None
-    if settings.format is not None:
-        why = f"format pinned to {settings.format!r} by gb.config"
-    elif settings.direction is not None:
-        why = f"direction pinned to {settings.direction!r} by gb.config"
-    elif callback:
-        why = "a callback reads every iteration"
-    elif resumed:
-        why = "resumed from a checkpoint"
-    elif not has_kernel("pagerank", "csr", dev, "fused"):
+    why = _pinned(settings) or ("a callback reads every iteration" if callback else None) \
+        or ("resumed from a checkpoint" if resumed else None)
+    if why is None and not has_kernel("pagerank", "csr", dev, "fused"):
         why = f"no fused PageRank kernel registered for {dev}"
-    elif A.nvals > FUSED_PAGERANK_MAX_ENTRIES:
+    elif why is None and A.nvals > FUSED_PAGERANK_MAX_ENTRIES:
         why = (f"{A.nvals:,} entries: above {FUSED_PAGERANK_MAX_ENTRIES:,} the products' "
                "formats can pay within one call")
     if why is not None:
