@@ -1,6 +1,6 @@
 """Every Python code block of the pages in ``docs/`` runs against the current code.
 
-A page's ```` ```python ```` blocks run in order in one namespace (a reader's session,
+A page's ```` ```python ```` blocks run in order in one namespace (as a reader runs them,
 ``__name__ == "__main__"``): a block with ``>>>`` prompts as a doctest (``ELLIPSIS``,
 ``NORMALIZE_WHITESPACE``), any other with ``exec``.  A block that needs what CI does not
 have carries an HTML comment on the line before it::
