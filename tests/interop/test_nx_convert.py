@@ -27,6 +27,9 @@ KINDS = {"Graph": nx.Graph, "DiGraph": nx.DiGraph, "MultiGraph": nx.MultiGraph,
 LABELS = {
     "range": lambda i: i,                      # 0..n-1: the labels are the ids
     "shifted": lambda i: i + 3,                # ints that are not the ids
+    "scattered": lambda i: (-1) ** i * (i * 7919 % 101) - 50 * i,  # negative, unsorted ints
+    "huge": lambda i: 2**70 + i if i % 2 else i,  # ints beyond int64: looked up by dict
+    "bools": lambda i: bool(i) if i < 2 else i,  # True / False are not plain ints
     "str": lambda i: f"v{i}",
     "tuple": lambda i: (i % 3, f"{i}"),
     "mixed": lambda i: (i, "t") if i % 3 == 0 else (f"s{i}" if i % 3 == 1 else i * 10),
