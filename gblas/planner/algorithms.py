@@ -1,6 +1,7 @@
 """Plans of whole algorithms: a compiled kernel for the whole run where the device has one
-(a BFS, SciPy's BFS order, connected components, label propagation), or the algorithm's
-loop of planned products.  A format or direction pinned with ``gb.config`` keeps the loop.
+(a BFS, SciPy's BFS order, connected components, label propagation, PageRank on up to
+:data:`FUSED_PAGERANK_MAX_ENTRIES` entries), or the algorithm's loop of planned products.
+A format or direction pinned with ``gb.config`` keeps the loop.
 
 Examples
 --------
