@@ -127,7 +127,13 @@ def _block_error(block: Block, err: BaseException, filename: str) -> str:
     return f"{block.where} failed{line}:\n{what}"
 
 
+#: NetworkX's error where the package is importable but not installed (no entry point).
+NO_BACKEND = "'gblas' backend is not installed"
+
+
 def _optional_missing(err: BaseException) -> str | None:
+    if isinstance(err, ImportError) and NO_BACKEND in str(err):
+        return "the gblas NetworkX backend (pip install -e .)"
     name = getattr(err, "name", None) or ""
     return name if isinstance(err, ModuleNotFoundError) and name.split(".")[0] in OPTIONAL \
         else None
@@ -160,6 +166,8 @@ def run_block(block: Block, ns: dict) -> str | None:
             missing = re.search(r"ModuleNotFoundError: No module named '([\w.]+)'", text)
             if missing and missing.group(1).split(".")[0] in OPTIONAL:
                 pytest.skip(f"{block.page} needs {missing.group(1)} (an optional dependency)")
+            if NO_BACKEND in text:
+                pytest.skip(f"{block.page} needs the gblas NetworkX backend (pip install -e .)")
             return f"{block.where}: {result.failed} of {result.attempted} examples failed\n{text}"
         return None
     try:
