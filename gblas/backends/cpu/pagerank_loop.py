@@ -40,13 +40,9 @@ _EMPTY_F64 = np.zeros(0, dtype=np.float64)
 
 
 def _loop_body(indptr, indices, vals, has_vals, iso, p, has_p, p_uniform, w, alpha, limit,
-               max_iter, r, r_new, s):
+               max_iter, r, r_new, s, m):
+    # m: the rank the dangling vertices hold (w == 0), given for r
     n = r.shape[0]
-    # m: the rank the dangling vertices hold (w == 0)
-    m = 0.0
-    for i in range(n):
-        if w[i] == 0.0:
-            m += r[i]
     it = 0
     err = np.inf
     while it < max_iter:
@@ -110,7 +106,12 @@ def pagerank_loop(indptr, indices, values, iso: float, w, p, alpha: float, limit
         when ``max_iter`` ran out first).
     """
     n = w.shape[0]
-    r = np.full(n, 1.0 / n) if r0 is None else np.array(r0, dtype=np.float64)
+    dangling = w == 0.0
+    if r0 is None:  # 1/n everywhere: the dangling rank as the loop counts it
+        r, m = np.full(n, 1.0 / n), np.count_nonzero(dangling) / n
+    else:
+        r = np.array(r0, dtype=np.float64)
+        m = float(r[dangling].sum())
     s = r * w
     has_vals = values is not None
     vals = np.ascontiguousarray(values, dtype=np.float64) if has_vals else _EMPTY_F64
@@ -120,5 +121,5 @@ def pagerank_loop(indptr, indices, values, iso: float, w, p, alpha: float, limit
     loop = _loop_parallel if int(indptr[-1]) + n >= PARALLEL_SIZE else _loop_sequential
     it, err, out = loop(uindex(indptr), uindex(indices), vals, has_vals, float(iso), pv,
                         has_p, 1.0 / n if n else 0.0, w, float(alpha), float(limit),
-                        int(max_iter), r, np.empty(n), s)
+                        int(max_iter), r, np.empty(n), s, float(m))
     return out, int(it), float(err)
