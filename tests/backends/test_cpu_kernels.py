@@ -24,6 +24,7 @@ from gblas.backends.registry import MatMask, VecData, get_kernel
 from gblas.formats.csr import CSR
 from gblas.semirings import builtin
 from gblas.semirings.ops import BinaryOp, Semiring, UnaryOp
+from gblas.testing.oracle import cast
 
 PULL = get_kernel("mxv", "csr", "cpu", "pull")
 PUSH = get_kernel("mxv", "csr", "cpu", "push")
@@ -49,18 +50,6 @@ def semiring(name: str) -> Semiring:
 
 
 # ----------------------------------------------------------------------------- oracle
-
-
-def cast(v, dt):
-    """``v`` as a NumPy scalar of ``dt`` (integers wrap, floats truncate, nonzero is True)."""
-    dt = np.dtype(dt)
-    if dt.kind in "iu" and isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        bits = 8 * dt.itemsize
-        v = int(v) % (1 << bits)
-        if dt.kind == "i" and v >= 1 << (bits - 1):
-            v -= 1 << bits
-    with np.errstate(all="ignore"):
-        return np.asarray(v).astype(dt)[()]
 
 
 def _fmin(a, b):
