@@ -1,6 +1,7 @@
 """Helpers shared by the operation tests of several layers: ids of product cases, the
 result dtype of a semiring, and the write-back arguments (``mask``, ``accum``, ``out``,
-``replace``) a test draws for an operation, and a local Dask cluster's client."""
+``replace``) a test draws for an operation, a local Dask cluster's client, and what the
+NetworkX backend's test modules share."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import contextlib
 from collections.abc import Iterator
 
 import numpy as np
+import pytest
 from hypothesis import strategies as st
 
 from gblas.semirings import semiring as resolve_semiring
@@ -83,3 +85,21 @@ def local_client(n_workers: int, silence_logs: int = 40) -> Iterator:
     finally:
         c.close()
         cluster.close()
+
+
+def nx_backend_mark(nx):
+    """The skip mark of a test module that needs the gblas NetworkX backend installed."""
+    return pytest.mark.skipif(
+        "gblas" not in nx.utils.backends.backends,
+        reason="the gblas NetworkX backend is not installed (pip install -e .)")
+
+
+@contextlib.contextmanager
+def nx_cache_note_silenced(nx) -> Iterator:
+    """NetworkX's note about its cache of converted graphs silenced, then restored."""
+    saved = set(nx.config.warnings_to_ignore)
+    nx.config.warnings_to_ignore.add("cache")
+    try:
+        yield
+    finally:
+        nx.config.warnings_to_ignore = saved

@@ -23,20 +23,17 @@ import gblas as gb
 from gblas.exceptions import DimensionMismatch, InvalidValue
 
 nx = pytest.importorskip("networkx")
+from helpers import nx_backend_mark, nx_cache_note_silenced  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    "gblas" not in nx.utils.backends.backends,
-    reason="the gblas NetworkX backend is not installed (pip install -e .)")
+pytestmark = nx_backend_mark(nx)
 
 WEIGHTS = [1, 2, 3, 0.5, 0.1, 0.2, 0.3, 4.5]
 
 
 @pytest.fixture(autouse=True)
 def _quiet_cache():
-    saved = set(nx.config.warnings_to_ignore)
-    nx.config.warnings_to_ignore.add("cache")
-    yield
-    nx.config.warnings_to_ignore = saved
+    with nx_cache_note_silenced(nx):
+        yield
 
 
 @st.composite

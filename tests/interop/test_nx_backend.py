@@ -17,13 +17,12 @@ import sys
 import pytest
 
 nx = pytest.importorskip("networkx")
+from helpers import nx_backend_mark  # noqa: E402
 
 from gblas.nx import FUNCTIONS, GblasGraph, from_networkx  # noqa: E402
 from gblas.nx.interface import EXPECTED_FAILURES, BackendInterface  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    "gblas" not in nx.utils.backends.backends,
-    reason="the gblas NetworkX backend is not installed (pip install -e .)")
+pytestmark = nx_backend_mark(nx)
 
 
 @pytest.fixture(autouse=True)
