@@ -278,6 +278,11 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
               "max_iter": int(max_iter), "criterion": criterion,
               "personalization": None if p is None else float(xp.sum(p * xp.arange(1, n + 1)))}
     start = check_resume(resume, "pagerank", params, call)
+    # the whole iteration in one compiled loop where the planner takes it
+    plan = plan_pagerank(A, config.current(), callback=callback is not None,
+                         resumed=start is not None)
+    if plan.key is not None:
+        return _fused(A, plan, w, p, alpha, limit, max_iter, criterion, call, progress)
     # r_0 = 1/n; s = r .* w (each vertex's damped rank per unit of out-weight)
     rbuf = [xp.full(n, 1.0 / n), xp.empty(n)]  # r_k lives in rbuf[k % 2]
     s = w * (1.0 / n)
@@ -294,10 +299,6 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
         errs, first = [float(e) for e in start.values["errs"]], k0 + 1
         if errs and errs[-1] < limit or k0 >= max_iter:
             return Vector(VecData(n, None, rbuf[k0 % 2], None), f64, dev)
-    plan = plan_pagerank(A, config.current(), callback=callback is not None,
-                         resumed=start is not None)
-    if plan.key is not None:
-        return _fused(A, plan, w, p, alpha, limit, max_iter, criterion, call, progress)
     s_vec = Vector(VecData(n, None, s, None), f64, dev)  # s is rewritten in place
     step = executor.array_kernel("pagerank_step", dev)
     read = executor.array_kernel("read_async", dev)
