@@ -127,3 +127,13 @@ def test_cache_stats_and_root(monkeypatch, tmp_path):
     monkeypatch.setenv("GBLAS_CACHE_DIR", "off")
     assert jitcache.cache_root() is None
     assert jitcache.cache_dir() is None
+
+
+def test_prefetch_verdict_is_kept_and_a_bad_one_probed_again(tmp_path):
+    _run(tmp_path)
+    kept = sorted((tmp_path / "numba").glob("prefetch-*.txt"))
+    assert len(kept) == 1 and kept[0].read_bytes() in (b"0", b"1")
+    verdict = kept[0].read_bytes()
+    kept[0].write_bytes(b"\x80garbage")
+    assert _run(tmp_path)["y"] == _EXPECTED
+    assert kept[0].read_bytes() == verdict

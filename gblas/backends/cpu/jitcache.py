@@ -42,6 +42,7 @@ import numba
 import numpy as np
 from numba.core import caching
 from numba.core import types as nbtypes
+from numba.core.runtime import rtsys
 
 __all__ = ["JIT_OPTS", "jit", "cache_dir", "cache_root", "cache_stats", "clear_cache",
            "definition_key", "compile_stats", "Unkeyable"]
@@ -309,8 +310,14 @@ class _KernelCache(caching.FunctionCache):
         return (sig, codegen.magic_tuple(), self._def_key)
 
     def load_overload(self, sig, target_context):
+        # Numba refreshes the target context before a load: it imports and installs
+        # every implementation registry (0.1-0.3 s in a new process, scipy.linalg
+        # included).  Machine code loaded from disk needs only the runtime (NRT); a
+        # compile after a miss refreshes the context itself.
         try:
-            return super().load_overload(sig, target_context)
+            rtsys.initialize(target_context)
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
         except Exception:  # unreadable or incompatible: compile anew (and overwrite)
             return None
 

@@ -14,6 +14,8 @@ gives a no-op instead.
 
 from __future__ import annotations
 
+import os
+
 import llvmlite.binding as llvm_binding
 import numpy as np
 from numba import njit, types
@@ -64,22 +66,66 @@ _CHOSEN: list = []
 
 def prefetcher():
     """The ``prefetch(arr, i)`` to call inside a Numba kernel (``i`` any integer, in
-    bounds): the intrinsic, or a no-op where it does not compile (checked once, when the
-    first kernel that uses it is built, so ``import gblas`` compiles nothing)."""
+    bounds): the intrinsic, or a no-op where it does not compile.  The check compiles a
+    probe once per machine (its verdict is kept in the kernel cache, keyed by the Numba
+    and LLVM versions), when the first module that uses it is imported, so ``import gblas``
+    compiles nothing and a new process reads one small file."""
     if not _CHOSEN:
-
-        @jit()
-        def probe(a):
-            for i in range(a.size):
-                _prefetch(a, i)
-            return a.sum()
-
-        try:
-            ok = bool(probe(np.ones(4)) == 4.0)
-        except Exception:  # noqa: BLE001 - any failure to compile means: no prefetch
-            ok = False
+        ok = _stored_verdict()
+        if ok is None:
+            ok = _probe()
+            _store_verdict(ok)
         _CHOSEN.append(_prefetch if ok else _noop)
     return _CHOSEN[0]
+
+
+def _verdict_file():
+    """The file that keeps the probe's verdict (None when the kernel cache is off)."""
+    import numba
+
+    from .jitcache import cache_dir
+
+    folder = cache_dir()
+    if folder is None:
+        return None
+    llvm = ".".join(str(v) for v in _LLVM)
+    return folder / f"prefetch-numba{numba.__version__}-llvm{llvm}.txt"
+
+
+def _stored_verdict() -> bool | None:
+    path = _verdict_file()
+    try:
+        data = path.read_bytes() if path is not None else b""
+    except OSError:
+        return None
+    return {b"1": True, b"0": False}.get(data)  # anything else: probe again
+
+
+def _store_verdict(ok: bool) -> None:
+    path = _verdict_file()
+    if path is None:
+        return
+    try:
+        tmp = path.with_name(f"{path.name}.{os.getpid()}")
+        tmp.write_bytes(b"1" if ok else b"0")
+        os.replace(tmp, path)
+    except OSError:  # a read-only cache probes again next time
+        pass
+
+
+def _probe() -> bool:
+    """Whether a kernel calling the intrinsic compiles and runs."""
+
+    @jit()
+    def probe(a):
+        for i in range(a.size):
+            _prefetch(a, i)
+        return a.sum()
+
+    try:
+        return bool(probe(np.ones(4)) == 4.0)
+    except Exception:  # noqa: BLE001 - any failure to compile means: no prefetch
+        return False
 
 
 def available() -> bool:
