@@ -14,7 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends.registry import VecData
+from ..config import config
+from ..core import Vector, apply, ewise_mult, executor, mxv
 from ..core.dispatch import dispatchable
+from ..planner.algorithms import plan_bfs
 from ._progress import Progress
 from .common import check_vertex, square_matrix
 
@@ -68,13 +72,11 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     >>> parents.to_dense(fill=-1).tolist()
     [0, 0, 1, 1, 3, -1]
     """
-    from ..core import Vector, apply, ewise_mult, mxv
-
     call = "bfs"
     A = square_matrix(A, call)
     n = A.shape[0]
     source = check_vertex(source, n, call, "source")
-    plan = _plan(A, source, parents=parents)
+    plan = plan_bfs(A, parents, config.current())
     if plan.kernel:
         return _fused(A, source, parents, plan, progress)
     AT = A.T
@@ -119,9 +121,6 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
 
 def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
     """The Plan of ``bfs(A, source, parents=...)`` (what ``gb.explain`` shows)."""
-    from ..config import config
-    from ..planner.algorithms import plan_bfs
-
     return plan_bfs(square_matrix(A, "bfs"), parents, config.current())
 
 
@@ -131,18 +130,19 @@ bfs.__gblas_plan__ = _plan
 def _fused(A, source: int, parents: bool, plan, progress: bool):
     """Levels (and parents) from the plan's fused kernel, as Vectors without the
     unreached vertices (its levels run in compiled code: progress reports the total)."""
-    from ..core import Vector, executor
-
     kernel = executor.kernel(plan)
     get_AT = (lambda: A.csr(transposed=True)) if plan.details["pull"] else None
     with Progress("bfs", enabled=progress) as report:
         level, parent, stats = kernel(A.csr(), get_AT, source, parents)
         report.close(f"{stats['levels']} levels ({stats['push']} push, {stats['pull']} "
                      f"pull) in one fused kernel")
-    # v = level where level >= 0: the reached vertices
+    # v = level where level >= 0: the reached vertices (arrays made here: owned, no copy)
     reached = level >= 0
-    levels = Vector.from_dense(level, dtype=np.int64, present=reached)
+    n = level.size
+    levels = Vector(VecData(n, None, level.astype(np.int64), reached), np.int64, A.device,
+                    owned=True)
     if not parents:
         return levels
     # p = parent where reached
-    return levels, Vector.from_dense(parent, present=reached)
+    return levels, Vector(VecData(n, None, parent, reached.copy()), np.int64, A.device,
+                          owned=True)

@@ -19,7 +19,9 @@ a pull meets the in-neighbours in increasing order.
 Kernel contract (registered as ``("bfs", "csr", "cpu", "levels")``):
 ``f(A: CSR, get_AT: callable or None, source, parents) -> (level int32, parent int64 or
 None, stats)``, ``level[i] = -1`` where unreached; ``get_AT()`` returns the CSR of ``A'``
-(None: never pull).
+(None: never pull).  ``stats["reached"]`` (optional in the contract) lists the reached
+vertices in the order found, so a caller can build a sparse result without a pass over
+``level``.
 """
 
 from __future__ import annotations
@@ -45,38 +47,38 @@ BETA = 24
 #: region's start costs more than that below.
 PULL_PARALLEL_ENTRIES = 1 << 20
 
-# state slots shared by the compiled loop and its caller
-_DEPTH, _NQ, _MF, _MU, _CUR, _WANT_PULL = range(6)
+# state slots shared by the compiled loop and its caller: the frontier is
+# ``order[head:tail]``, every vertex reached so far is ``order[:tail]``
+_DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL = range(6)
 
 
 @jit()
-def _push_levels(ptr, idx, level, parent, track, bufs, state, alpha, beta, allow_pull):
-    """Push levels from the frontier ``bufs[state[_CUR], :state[_NQ]]`` until the search
-    ends (``state[_NQ] == 0``) or a level should pull (``state[_WANT_PULL] = 1``)."""
+def _push_levels(ptr, idx, level, parent, track, order, state, alpha, beta, allow_pull):
+    """Push levels from the frontier ``order[state[_HEAD]:state[_TAIL]]``, appending each
+    new level after it, until the search ends (an empty frontier) or a level should pull
+    (``state[_WANT_PULL] = 1``)."""
     n = level.size
     depth = state[_DEPTH]
-    nq = state[_NQ]
+    head = state[_HEAD]
+    tail = state[_TAIL]
     m_f = state[_MF]
     m_u = state[_MU]
-    cur = state[_CUR]
-    while nq > 0:
-        if allow_pull and m_f * alpha > m_u and nq * beta >= n:
+    while tail > head:
+        if allow_pull and m_f * alpha > m_u and (tail - head) * beta >= n:
             state[_WANT_PULL] = 1
             break
         depth += 1
-        queue = bufs[cur]
-        nxt = bufs[1 - cur]
-        cnt = 0
+        end = tail
         edges = 0
-        for q in range(nq):
-            k = queue[q]
+        for q in range(head, end):
+            k = order[q]
             for p in range(ptr[k], ptr[k + 1]):
                 j = idx[p]
                 lv = level[j]
                 if lv < 0:
                     level[j] = depth
-                    nxt[cnt] = j
-                    cnt += 1
+                    order[tail] = j
+                    tail += 1
                     edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
                     if track:
                         parent[j] = k
@@ -84,13 +86,12 @@ def _push_levels(ptr, idx, level, parent, track, bufs, state, alpha, beta, allow
                     parent[j] = k
         m_u -= edges
         m_f = edges
-        nq = cnt
-        cur = 1 - cur
+        head = end
     state[_DEPTH] = depth
-    state[_NQ] = nq
+    state[_HEAD] = head
+    state[_TAIL] = tail
     state[_MF] = m_f
     state[_MU] = m_u
-    state[_CUR] = cur
 
 
 @jit()
@@ -110,13 +111,14 @@ def _pull_rows(lo, hi, ptrT, idxT, level, parent, track, depth):
 
 
 @jit()
-def _collect(ptr, level, depth, out):
-    """The vertices on level ``depth`` into ``out``; returns (count, their out-edges)."""
+def _collect(ptr, level, depth, out, tail):
+    """Append the vertices on level ``depth`` to ``out`` from ``tail`` on; returns (their
+    count, their out-edges)."""
     cnt = 0
     edges = 0
     for i in range(level.size):
         if level[i] == depth:
-            out[cnt] = i
+            out[tail + cnt] = i
             cnt += 1
             edges += np.int64(ptr[i + 1]) - np.int64(ptr[i])
     return cnt, edges
@@ -145,27 +147,28 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
     parent : ndarray of int64 or None
         Each reached vertex's parent (the source its own).
     stats : dict
-        ``levels``, ``push`` and ``pull`` level counts.
+        ``levels``, ``push`` and ``pull`` level counts; ``reached``: the reached vertices
+        in the order found (int64).
     """
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
     level = np.full(n, -1, dtype=np.int32)
     parent = np.full(n if parents else 1, -1, dtype=np.int64)
-    bufs = np.empty((2, max(n, 1)), dtype=np.int64)
+    order = np.empty(max(n, 1), dtype=np.int64)  # touched only as far as the search goes
     level[source] = 0
     if parents:
         parent[source] = source
-    bufs[0, 0] = source
+    order[0] = source
     nnz = int(A.indices.size)
-    state = np.array([0, 1, 0, nnz, 0, 0], dtype=np.int64)
+    state = np.array([0, 0, 1, 0, nnz, 0], dtype=np.int64)
     stats = {"levels": 0, "push": 0, "pull": 0}
     AT = None
     while True:
         depth0 = int(state[_DEPTH])
-        _push_levels(ptr, idx, level, parent, parents, bufs, state, ALPHA, BETA,
+        _push_levels(ptr, idx, level, parent, parents, order, state, ALPHA, BETA,
                      get_AT is not None)
         stats["push"] += int(state[_DEPTH]) - depth0
-        if state[_NQ] == 0:
+        if state[_TAIL] == state[_HEAD]:
             break
         # a pull level, then back to pushing (which tests the switch again)
         state[_WANT_PULL] = 0
@@ -177,20 +180,21 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         depth = int(state[_DEPTH]) + 1
         while True:
             run_blocks(_pull_rows, bounds, ptrT, idxT, level, parent, parents, depth)
-            cur = 1 - int(state[_CUR])
-            cnt, edges = _collect(ptr, level, depth, bufs[cur])
+            tail = int(state[_TAIL])
+            cnt, edges = _collect(ptr, level, depth, order, tail)
             stats["pull"] += 1
             state[_DEPTH] = depth
-            state[_NQ] = cnt
+            state[_HEAD] = tail
+            state[_TAIL] = tail + cnt
             state[_MU] -= edges
             state[_MF] = edges
-            state[_CUR] = cur
             if cnt == 0 or cnt * BETA < n:
                 break
             depth += 1
-        if state[_NQ] == 0:
+        if state[_TAIL] == state[_HEAD]:
             break
     stats["levels"] = int(state[_DEPTH]) - (1 if stats["push"] + stats["pull"] else 0)
+    stats["reached"] = order[:int(state[_TAIL])]
     return level, (parent if parents else None), stats
 
 
