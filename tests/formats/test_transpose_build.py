@@ -35,6 +35,14 @@ def _random_csr(m: int, n: int, nnz: int, seed: int, dtype="float64",
     return S
 
 
+@pytest.fixture(params=["serial", "blocks"])
+def route(request, monkeypatch):
+    """Both transpose routes on every size: the sequential counting sort and the
+    parallel bucket passes (otherwise taken from ``build.SERIAL_ENTRIES`` entries on)."""
+    monkeypatch.setattr(build, "SERIAL_ENTRIES", 1 << 62 if request.param == "serial" else 0)
+    return request.param
+
+
 def _scipy_transpose(S):
     T = S.T.tocsr()
     T.sort_indices()
@@ -45,7 +53,7 @@ def _scipy_transpose(S):
                                        ((7, 3), 12), ((60, 90), 400), ((3000, 2000), 90_000),
                                        ((500, 40_000), 100_000)])
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_transpose_matches_scipy(shape, nnz, threads):
+def test_transpose_matches_scipy(shape, nnz, threads, route):
     S = _random_csr(*shape, nnz, seed=sum(shape) + threads)
     T = _scipy_transpose(S)
     ptr, idx, val = build.transpose(S.indptr, S.indices, S.data, shape[1], threads=threads)
@@ -66,7 +74,7 @@ def test_transpose_any_bucket_width(bucket_bytes, monkeypatch):
 
 
 @pytest.mark.parametrize("dtype", VALUE_DTYPES)
-def test_csr_transpose_every_value_dtype(dtype):
+def test_csr_transpose_every_value_dtype(dtype, route):
     S = _random_csr(2500, 1800, 80_000, seed=7, dtype=dtype)
     S.data[::3] = 0  # stored zeros: values that differ (an all-equal import is iso)
     A = CSR.from_scipy(S)
@@ -83,7 +91,7 @@ def test_csr_transpose_every_value_dtype(dtype):
 
 
 @pytest.mark.parametrize("idx_dtype", [np.int32, np.int64])
-def test_transpose_index_dtypes(idx_dtype):
+def test_transpose_index_dtypes(idx_dtype, route):
     S = _random_csr(300, 500, 5000, seed=11)
     ptr, idx, val = build.transpose(S.indptr.astype(idx_dtype), S.indices.astype(idx_dtype),
                                     S.data, 500, threads=2)
