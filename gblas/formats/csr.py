@@ -120,6 +120,8 @@ class CSR(CompressedEntries, FormatBase):
     #: vertex data outgrows the L2: ``min(1, L2 / vertex) ** gpu_miss_exp``.
     gpu_gbs: ClassVar[float] = 590.0
     gpu_miss_exp: ClassVar[float] = 0.4
+    #: Host time of a whole ``gb.mxv`` call over it (planner, launches, write-back).
+    gpu_fixed_s: ClassVar[float] = 5.5e-5
 
     @classmethod
     def gpu_pull_estimate(cls, ctx):
@@ -131,7 +133,8 @@ class CSR(CompressedEntries, FormatBase):
         other = m * (4 + ctx.y_bytes) + n * ctx.x_bytes
         nbytes = e * (index_bytes(n) + ctx.a_val) + other
         gbs = cls.gpu_gbs * min(1.0, ctx.l2 / max(ctx.vertex, 1)) ** cls.gpu_miss_exp
-        t = (e * (index_bytes(n) + ctx.weighted_value) + other) / (gbs * 1e9)
+        t = (e * (index_bytes(n) + ctx.weighted_value) + other) / (gbs * 1e9) \
+            + cls.gpu_fixed_s
         return Estimate(cls.name, t, 0.0, int(nbytes),
                         f"vertex data {ctx.vertex / ctx.l2:.2f}x the L2")
 

@@ -146,13 +146,14 @@ class GPUHeavyLight(FormatBase):
     pull_rank: ClassVar[int | None] = 5
     #: light panels: bandwidth of their traffic (GB/s), a fixed time per call (two kernels),
     #: seconds per run by how phase 2 folds the monoid, the column panel width the
-    #: estimate assumes, and the build's ns per entry (on the GPU)
+    #: estimate assumes, and the build's ns per entry and fixed time (on the GPU: between
+    #: an H200's and an H100's, ``benchmarks/results/gpu_estimates.md``)
     gpu_gbs: ClassVar[float] = 2640.0
     gpu_fixed_s: ClassVar[float] = 1.15e-4
     fold_s: ClassVar[dict] = {"native": 0.0, "float_add": 0.8e-12, "exchange": 5.8e-12}
     panel_cols: ClassVar[int] = 16384
-    build_ns_entry: ClassVar[float] = 0.8
-    build_overhead_s: ClassVar[float] = 0.01
+    build_ns_entry: ClassVar[float] = 0.65
+    build_overhead_s: ClassVar[float] = 0.005
 
     @classmethod
     def gpu_pull_estimate(cls, ctx):

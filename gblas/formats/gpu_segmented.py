@@ -112,11 +112,14 @@ class GPUSegmented(FormatBase):
     devices: ClassVar[tuple[str, ...]] = ("gpu",)
     pull_rank: ClassVar[int | None] = 4
     #: bandwidth (GB/s of weighted bytes) whatever the vertex data (x in L2-sized
-    #: segments), local rows per entry, and the build's ns per entry (on the GPU)
-    gpu_gbs: ClassVar[float] = 690.0
+    #: segments), host time of a call (its two launches and the merge), local rows per
+    #: entry, and the build's ns per entry (on the GPU: between an H200's and an H100's,
+    #: ``benchmarks/results/gpu_estimates.md``)
+    gpu_gbs: ClassVar[float] = 880.0
+    gpu_fixed_s: ClassVar[float] = 1.2e-4
     local_rows_per_entry: ClassVar[float] = 0.1
-    build_ns_entry: ClassVar[float] = 0.5
-    build_overhead_s: ClassVar[float] = 0.01
+    build_ns_entry: ClassVar[float] = 0.4
+    build_overhead_s: ClassVar[float] = 0.003
 
     @classmethod
     def gpu_pull_estimate(cls, ctx):
@@ -129,7 +132,8 @@ class GPUSegmented(FormatBase):
         local = cls.local_rows_per_entry * (8 + 2 * ctx.y_bytes)
         other = m * ctx.y_bytes + n * ctx.x_bytes
         nbytes = e * (hot_idx + ctx.a_val + local) + other
-        t = (e * (hot_idx + ctx.weighted_value + local) + other) / (cls.gpu_gbs * 1e9)
+        t = (e * (hot_idx + ctx.weighted_value + local) + other) / (cls.gpu_gbs * 1e9) \
+            + cls.gpu_fixed_s
         build = cls.build_ns_entry * 1e-9 * ctx.nnz + cls.build_overhead_s
         return Estimate(cls.name, t, build, int(nbytes),
                         f"hot segment {100 * ctx.hot_share:.0f}% of entries")

@@ -1,0 +1,203 @@
+"""The GPU planner's estimates against measured times, format by format.
+
+For every graph and product, ``gb.explain(gb.mxv, G, x, semiring)`` gives the planner's
+estimated time of each GPU pull format (``details["estimates_ms"]``) and of its build
+(``details["build_s"]``); each format is then pinned (``gb.config(format=...)``) and its
+``gb.mxv`` timed as a user calls it (planner, kernels and write-back; the device
+synchronized after each call; median after two warm-up calls), and its build timed as the
+first pinned call on a new device Matrix less one warm call.  The error is
+``estimate / measured - 1``; the issue's bound is 25% for the format the planner picks.
+The raw figures go to a JSON file next to the table, for refitting the constants.
+A build is timed twice (on two new Matrices) and the faster kept: the first may compile.
+
+Usage (from the repository root, on the GPU machine)::
+
+    PYTHONPATH=$PWD python3 benchmarks/check_gpu_estimates.py --scales 18 20 22 24 \\
+        --data ../shared/data --out benchmarks/results/gpu_estimates.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+FORMATS = ("csr", "gpu_segmented", "gpu_heavy_light")
+#: (label, semiring, matrix values, x dtype): a valued float32 product, PageRank's
+#: pattern product over float64 ranks, and a tropical one.
+CASES = (("plus_times f32", "plus_times", "float32", np.float32),
+         ("pagerank pattern f64", "plus_second", None, np.float64),
+         ("min_plus f32", "min_plus", "float32", np.float32))
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def _sync() -> None:
+    import cupy as cp
+
+    cp.cuda.Device().synchronize()
+
+
+def _ms(fn, repeat: int) -> float:
+    for _ in range(2):
+        fn()
+    _sync()
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        _sync()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(out)
+
+
+def graphs(scales, data: Path | None):
+    """(name, builder of the pull matrix, pattern only): Kronecker and the data folder."""
+    import gblas as gb
+
+    for s in scales:
+        yield f"kron{s}", lambda s=s: gb.io.kronecker(s, 16, seed=0, dtype="float32",
+                                                       symmetric=True)
+    if data is not None and data.is_dir():
+        for path in sorted(data.glob("*.mtx.gz")):
+            def build(path=path):
+                A = gb.io.read_mm(path)
+                r, c, _ = A.to_coo()
+                return gb.Matrix.from_coo(c, r, np.float32(1), shape=A.shape[::-1],
+                                          dup_op="any")
+            yield path.name.replace(".mtx.gz", ""), build
+    elif data is not None:
+        _log(f"{data} not found: real graphs skipped")
+
+
+def measure(name: str, A, repeat: int) -> list[dict]:
+    import gblas as gb
+
+    out = []
+    for label, sr, dtype, xdt in CASES:
+        M = A if dtype is not None else gb.Matrix.from_coo(*A.to_coo()[:2], None,
+                                                           shape=A.shape)
+        n = M.shape[1]
+        x = gb.Vector.from_dense(np.ones(n, xdt)).to("gpu")
+        G = M.to("gpu")
+        plan = gb.explain(gb.mxv, G, x, sr)
+        est = dict(plan.details.get("estimates_ms", {}))
+        build_est = dict(plan.details.get("build_s", {}))
+        row = {"graph": name, "case": label, "n": int(n), "nnz": int(M.nvals),
+               "chosen": plan.format, "est_ms": est, "est_build_s": build_est,
+               "ms": {}, "build_s": {}}
+        for f in FORMATS:
+            if f not in est:
+                continue
+            try:
+                firsts = []
+                for _ in range(2):  # the first may compile kernels: the faster of two
+                    H = M.to("gpu")
+                    with gb.config(format=f):
+                        _sync()
+                        t0 = time.perf_counter()
+                        gb.mxv(H, x, sr)
+                        _sync()
+                        firsts.append(time.perf_counter() - t0)
+                with gb.config(format=f):
+                    row["ms"][f] = _ms(lambda H=H, x=x, sr=sr: gb.mxv(H, x, sr), repeat)
+                row["build_s"][f] = max(min(firsts) - row["ms"][f] / 1e3, 0.0)
+                del H
+            except Exception as e:  # noqa: BLE001 - a format without this kernel
+                _log(f"{name} {label} {f}: {type(e).__name__}: {e}")
+        _log(f"{name} {label}: " + ", ".join(
+            f"{f} est {est[f]:.3f} / {row['ms'][f]:.3f} ms" for f in row["ms"]))
+        out.append(row)
+        del G
+    return out
+
+
+def _err(est, meas) -> str:
+    return f"{100 * (est / meas - 1):+.0f}%" if meas else "n/a"
+
+
+def table(rows: list[dict]) -> str:
+    head = ["graph", "entries", "product", "planner picks"]
+    for f in FORMATS:
+        head += [f"{f} est / measured ms", "error"]
+    head += ["error of the pick", "build est / measured s (the pick)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["graph"], f"{r['nnz']:,}", r["case"], r["chosen"]]
+        for f in FORMATS:
+            if f in r["ms"]:
+                cells += [f"{r['est_ms'][f]:.3f} / {r['ms'][f]:.3f}",
+                          _err(r["est_ms"][f], r["ms"][f])]
+            else:
+                cells += ["-", "-"]
+        c = r["chosen"]
+        cells.append(_err(r["est_ms"][c], r["ms"][c]) if c in r["ms"] else "n/a")
+        if c in r["build_s"] and c != "csr":
+            cells.append(f"{r['est_build_s'].get(c, float('nan')):.3f} / "
+                         f"{r['build_s'][c]:.3f}")
+        else:
+            cells.append("-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def summary(rows: list[dict]) -> str:
+    errs = {f: [] for f in FORMATS}
+    pick = []
+    for r in rows:
+        for f in r["ms"]:
+            errs[f].append(r["est_ms"][f] / r["ms"][f] - 1)
+        if r["chosen"] in r["ms"]:
+            pick.append(r["est_ms"][r["chosen"]] / r["ms"][r["chosen"]] - 1)
+    lines = []
+    for f, e in errs.items():
+        if e:
+            within = sum(abs(v) <= 0.25 for v in e)
+            lines.append(f"- {f}: error {100 * min(e):+.0f}% to {100 * max(e):+.0f}%, "
+                         f"within 25% in {within} of {len(e)}")
+    if pick:
+        within = sum(abs(v) <= 0.25 for v in pick)
+        lines.append(f"- the planner's pick: {100 * min(pick):+.0f}% to "
+                     f"{100 * max(pick):+.0f}%, within 25% in {within} of {len(pick)}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--scales", type=int, nargs="*", default=[18, 20, 22])
+    p.add_argument("--data", type=Path, default=None)
+    p.add_argument("--repeat", type=int, default=10)
+    p.add_argument("--out", type=Path, default=Path("gpu_estimates.md"))
+    args = p.parse_args(argv)
+    import cupy as cp
+
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    gpu = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    rows = []
+    for name, build in graphs(args.scales, args.data):
+        A = build()
+        _log(f"{name}: {A.shape[0]:,} vertices, {A.nvals:,} entries")
+        rows += measure(name, A, args.repeat)
+        del A
+    text = ["# The GPU planner's estimates against measured times", "",
+            f"`check_gpu_estimates.py` on {gpu} (L2 {props['l2CacheSize'] >> 20} MiB), "
+            f"CuPy {cp.__version__}, Python {platform.python_version()}; "
+            f"median of {args.repeat} calls after two warm-ups, each a whole `gb.mxv` "
+            f"(planner, kernels, write-back), the device synchronized.", "",
+            summary(rows), "", table(rows), ""]
+    args.out.write_text("\n".join(text))
+    args.out.with_suffix(".json").write_text(json.dumps(rows, indent=1))
+    _log(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
