@@ -169,7 +169,8 @@ def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
     for cls in (seg, panels):
         monkeypatch.setattr(cls, "build_ns_entry", 0.0)
         monkeypatch.setattr(cls, "build_overhead_s", 0.0)
-    monkeypatch.setattr(panels, "gpu_fixed_s", 0.0)  # (a small graph)
+    for cls in (seg, panels, FORMATS["csr"]):  # (a small graph: host time would decide)
+        monkeypatch.setattr(cls, "gpu_fixed_s", 0.0)
     slow = panels if fmt == "gpu_segmented" else seg
     monkeypatch.setattr(slow, "gpu_gbs", 1e-3)
     S_ = larger_graph(rng, 3000)
@@ -207,6 +208,8 @@ def test_planner_gpu_rule_keeps_csr_without_reuse_or_memory(monkeypatch, rng):
     for name in ("gpu_segmented", "gpu_heavy_light"):
         monkeypatch.setattr(FORMATS[name], "build_ns_entry", 0.0)
         monkeypatch.setattr(FORMATS[name], "build_overhead_s", 0.0)
+    for name in ("csr", "gpu_segmented", "gpu_heavy_light"):  # a format faster than csr
+        monkeypatch.setattr(FORMATS[name], "gpu_fixed_s", 0.0)
     monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 0)
     # a new Matrix: the first one's plan is kept with its CSR until its build would pay
     A = gb.Matrix.from_scipy(S_).to("gpu")
