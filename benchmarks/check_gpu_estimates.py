@@ -21,12 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
+
+from benchmarks.bench_gpu_shards import _log, _sync, graphs, time_ms
 
 FORMATS = ("csr", "gpu_segmented", "gpu_heavy_light")
 #: (label, semiring, matrix values, x dtype): a valued float32 product, PageRank's
@@ -34,48 +35,6 @@ FORMATS = ("csr", "gpu_segmented", "gpu_heavy_light")
 CASES = (("plus_times f32", "plus_times", "float32", np.float32),
          ("pagerank pattern f64", "plus_second", None, np.float64),
          ("min_plus f32", "min_plus", "float32", np.float32))
-
-
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
-
-
-def _sync() -> None:
-    import cupy as cp
-
-    cp.cuda.Device().synchronize()
-
-
-def _ms(fn, repeat: int) -> float:
-    for _ in range(2):
-        fn()
-    _sync()
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        _sync()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(out)
-
-
-def graphs(scales, data: Path | None):
-    """(name, builder of the pull matrix, pattern only): Kronecker and the data folder."""
-    import gblas as gb
-
-    for s in scales:
-        yield f"kron{s}", lambda s=s: gb.io.kronecker(s, 16, seed=0, dtype="float32",
-                                                       symmetric=True)
-    if data is not None and data.is_dir():
-        for path in sorted(data.glob("*.mtx.gz")):
-            def build(path=path):
-                A = gb.io.read_mm(path)
-                r, c, _ = A.to_coo()
-                return gb.Matrix.from_coo(c, r, np.float32(1), shape=A.shape[::-1],
-                                          dup_op="any")
-            yield path.name.replace(".mtx.gz", ""), build
-    elif data is not None:
-        _log(f"{data} not found: real graphs skipped")
 
 
 def measure(name: str, A, repeat: int) -> list[dict]:
@@ -108,7 +67,7 @@ def measure(name: str, A, repeat: int) -> list[dict]:
                         _sync()
                         firsts.append(time.perf_counter() - t0)
                 with gb.config(format=f):
-                    row["ms"][f] = _ms(lambda H=H, x=x, sr=sr: gb.mxv(H, x, sr), repeat)
+                    row["ms"][f] = time_ms(lambda H=H, x=x, sr=sr: gb.mxv(H, x, sr), repeat)
                 row["build_s"][f] = max(min(firsts) - row["ms"][f] / 1e3, 0.0)
                 del H
             except Exception as e:  # noqa: BLE001 - a format without this kernel
