@@ -183,6 +183,30 @@ def breadth_first_order(csgraph, i_start: int, directed: bool = True,
     return (order, pred) if return_predecessors else order
 
 
+def _weak_labels_of_sparse(csgraph, call: str):
+    """Weak component labels (smallest vertex of each) of SciPy sparse input, from the
+    planned compiled pass over its stored pattern (no copy, no float64 conversion: the
+    values are never read), or None for other input or where the plan has no kernel."""
+    from ..config import config
+    from ..planner.algorithms import plan_components
+
+    S = _sparse_input(csgraph, call)
+    if S is None:
+        return None
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise bad_arg(DimensionMismatch, call, "csgraph", "a square (N, N) graph",
+                      f"shape {S.shape}")
+    # the weak components of A' are A's: a CSC's transpose is a CSR without a copy
+    S = S.T if S.format == "csc" else S.tocsr()
+    G = _Pattern(S)
+    plan = plan_components(G, "weak", config.current())
+    if not plan.kernel:
+        return None
+    from ..core import executor
+
+    return executor.kernel(plan)(G)
+
+
 def breadth_first_tree(csgraph, i_start: int, directed: bool = True):
     """The BFS tree from ``i_start``, as ``scipy.sparse.csgraph.breadth_first_tree``.
 
@@ -269,13 +293,18 @@ def connected_components(csgraph, directed: bool = True, connection: str = "weak
             csgraph = csgraph.to_scipy()
         return _scipy_components(csgraph, directed=True, connection="strong",
                                  return_labels=return_labels)
-    A, _ = as_graph(csgraph, call, check_nan=False)
-    n = A.shape[0]
+    lab = _weak_labels_of_sparse(csgraph, call)
+    if lab is None:
+        A, _ = as_graph(csgraph, call, check_nan=False)
+        if A.shape[0] == 0:
+            lab = np.zeros(0, dtype=np.int64)
+        else:
+            lab = _components(A, kind).to_dense()
+            lab = np.asarray(lab.get() if hasattr(lab, "get") else lab)
+    n = lab.size
     if n == 0:
         labels = np.zeros(0, dtype=np.int32)
         return (0, labels) if return_labels else 0
-    lab = _components(A, kind).to_dense()
-    lab = np.asarray(lab.get() if hasattr(lab, "get") else lab)
     # the labels are the smallest vertex of each component (a component's smallest vertex
     # is labelled by itself): ranking those numbers the components in order of first
     # appearance, in O(n)

@@ -332,6 +332,31 @@ def test_breadth_first_order_unsorted_and_csc(rng):
             np.testing.assert_array_equal(t.toarray(), w.toarray())
 
 
+@pytest.mark.parametrize("n, density", [(1, 0.0), (30, 0.03), (200, 0.006)])
+def test_weak_components_of_any_sparse_storage(rng, n, density):
+    # SciPy input runs the compiled pass on its stored pattern as is: CSC through its
+    # transpose, unsorted rows, duplicates, 64-bit indices and stored zeros included
+    S = graph(rng, n, density)
+    C = sp.coo_array(S)
+    dup = sp.coo_array((np.r_[C.data, C.data], (np.r_[C.row, C.row], np.r_[C.col, C.col])),
+                       shape=S.shape)
+    U = sp.csr_array((S.data.copy(), S.indices.copy(), S.indptr.copy()), shape=S.shape)
+    for r in range(n):  # each row's entries reversed: indices out of order
+        lo, hi = U.indptr[r], U.indptr[r + 1]
+        U.indices[lo:hi], U.data[lo:hi] = U.indices[lo:hi][::-1], U.data[lo:hi][::-1]
+    U.has_sorted_indices = False
+    W = sp.csr_array((S.data, S.indices.astype(np.int64), S.indptr.astype(np.int64)),
+                     shape=S.shape)
+    for G in (S, sp.csc_array(S), C, dup, U, W, sp.csr_matrix(S), sp.csc_matrix(S)):
+        for directed in (True, False):
+            got = gc.connected_components(G, directed=directed, connection="weak")
+            want = ref.connected_components(G, directed=directed, connection="weak")
+            assert got[0] == want[0]
+            np.testing.assert_array_equal(got[1], want[1])
+    with pytest.raises(gb.DimensionMismatch, match="connected_components"):
+        gc.connected_components(sp.csr_array((2, 3)))
+
+
 def test_pydata_input():
     sparse = pytest.importorskip("sparse", reason="pydata/sparse is in the test extra")
     D = np.array([[0, 2, 0], [0, 0, 1], [4, 0, 0]], dtype=float)
