@@ -1,4 +1,4 @@
-"""Shortest paths by label setting (CPU, Numba): a binary-heap Dijkstra per source.
+"""Shortest paths by label setting (CPU, Numba): a 4-ary heap Dijkstra per source.
 
 The (min, +) products of :mod:`gblas.algorithms.sssp` relax a whole frontier per call, so
 their cost is a fixed overhead per step times the number of steps, and the steps follow
@@ -41,62 +41,66 @@ NULL = -9999
 
 
 @jit(inline="always")
-def _place(heap, pos, i, v):
-    """Put vertex ``v`` in heap slot ``i``."""
+def _place(heap, hkey, pos, i, v, kv):
+    """Put vertex ``v`` with key ``kv`` in heap slot ``i``."""
     heap[i] = v
+    hkey[i] = kv
     pos[v] = i
 
 
 @jit()
-def _sift_up(heap, pos, key, i):
+def _sift_up(heap, hkey, pos, i):
     v = heap[i]
-    kv = key[v]
+    kv = hkey[i]
     while i > 0:
         parent = (i - 1) >> 2
-        u = heap[parent]
-        if key[u] <= kv:
+        kp = hkey[parent]
+        if kp <= kv:
             break
-        _place(heap, pos, i, u)
+        _place(heap, hkey, pos, i, heap[parent], kp)
         i = parent
-    _place(heap, pos, i, v)
+    _place(heap, hkey, pos, i, v, kv)
 
 
 @jit()
-def _sift_down(heap, pos, key, size, i):
+def _sift_down(heap, hkey, pos, size, i):
     v = heap[i]
-    kv = key[v]
+    kv = hkey[i]
     while True:
         c = 4 * i + 1
         if c >= size:
             break
         best = c
-        kb = key[heap[c]]
+        kb = hkey[c]
         for j in range(c + 1, min(c + 4, size)):
-            kj = key[heap[j]]
+            kj = hkey[j]
             if kj < kb:
                 kb = kj
                 best = j
         if kb >= kv:
             break
-        _place(heap, pos, i, heap[best])
+        _place(heap, hkey, pos, i, heap[best], kb)
         i = best
-    _place(heap, pos, i, v)
+    _place(heap, hkey, pos, i, v, kv)
 
 
 @jit()
 def _one_source(indptr, indices, weights, s, limit, dist, pred, slot):
     """Dijkstra from ``s`` into the rows ``dist`` (all ``inf``) and ``pred`` (``NULL``).
-
     A 4-ary heap of vertex ids of ``slot``'s dtype (uint32 while ``n`` allows: half the
-    bytes of the heap and position arrays, and half the levels of a binary heap).
+    bytes of the heap and position arrays, and half the levels of a binary heap), each
+    slot's key stored beside it (a sift compares a node's four children in one line
+    instead of reading ``dist`` at four random places).
     ``indptr`` and ``indices`` are unsigned (no wrap-around checks on the hot reads)."""
     n = dist.shape[0]
     never = slot[0]  # the dtype's largest value: never queued
     settled = slot[1]  # the one below: settled; else the vertex's heap slot
     heap = np.empty(n, slot.dtype)
+    hkey = np.empty(n, dist.dtype)
     pos = np.full(n, never, slot.dtype)
     dist[s] = 0.0
     heap[0] = s
+    hkey[0] = 0.0
     pos[s] = 0
     size = 1
     while size > 0:
@@ -104,10 +108,8 @@ def _one_source(indptr, indices, weights, s, limit, dist, pred, slot):
         pos[u] = settled
         size -= 1
         if size > 0:
-            last = heap[size]
-            heap[0] = last
-            pos[last] = 0
-            _sift_down(heap, pos, dist, size, 0)
+            _place(heap, hkey, pos, 0, heap[size], hkey[size])
+            _sift_down(heap, hkey, pos, size, 0)
         du = dist[u]
         for p in range(indptr[u], indptr[u + 1]):
             v = indices[p]
@@ -121,9 +123,11 @@ def _one_source(indptr, indices, weights, s, limit, dist, pred, slot):
                 at = np.int64(pv)
                 if pv == never:
                     heap[size] = v
+                    pos[v] = size
                     at = size
                     size += 1
-                _sift_up(heap, pos, dist, at)
+                hkey[at] = nd
+                _sift_up(heap, hkey, pos, at)
 
 
 @jit()
