@@ -54,13 +54,35 @@ def lost(call: str, exc: BaseException, timeout: float | None) -> WorkerLost:
 
 
 def scatter(client, obj, worker: str, call: str, timeout: float | None = None):
-    """``client.scatter(obj)`` to ``worker`` (a future); a fault becomes a WorkerLost."""
+    """``client.scatter(obj)`` to ``worker`` (a future); a fault becomes a WorkerLost,
+    and so does any error while ``worker`` is no longer in the cluster (a scheduler that
+    has already removed it answers a scatter to it with a KeyError).
+
+    Examples
+    --------
+    >>> class Gone:  # a client whose scheduler no longer knows the worker
+    ...     def scatter(self, *a, **k): raise KeyError("tcp://10.0.0.9:4000")
+    ...     def nthreads(self): return {"tcp://10.0.0.8:4000": 1}
+    >>> try:
+    ...     scatter(Gone(), [1], "tcp://10.0.0.9:4000", "distribute")
+    ... except WorkerLost as e:
+    ...     print(str(e)[:62])
+    distribute: the cluster lost a worker holding part of its data
+    """
     try:
         return client.scatter(obj, workers=[worker], hash=False, timeout=timeout)
     except Exception as e:  # noqa: BLE001 - sorted below
-        if is_fault(e):
+        if is_fault(e) or _gone(client, worker):
             raise lost(call, e, timeout) from e
         raise
+
+
+def _gone(client, worker: str) -> bool:
+    """Whether ``worker`` has left the cluster (True when the scheduler cannot say)."""
+    try:
+        return worker not in client.nthreads()
+    except Exception:  # noqa: BLE001 - a scheduler that cannot answer is a cluster fault
+        return True
 
 
 class Checkpoint:
