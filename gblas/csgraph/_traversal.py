@@ -103,9 +103,15 @@ class _Pattern:
 
 
 def _sparse_input(csgraph, call: str):
-    """SciPy sparse input (pydata/sparse converted) as SciPy's search reads it, else None."""
-    csgraph = from_pydata(csgraph, call)
-    return csgraph if sp.issparse(csgraph) else None
+    """SciPy sparse input (pydata/sparse converted) as SciPy's search reads it, checked
+    square, else None."""
+    S = from_pydata(csgraph, call)
+    if not sp.issparse(S):
+        return None
+    if S.ndim != 2 or S.shape[0] != S.shape[1]:
+        raise bad_arg(DimensionMismatch, call, "csgraph", "a square (N, N) graph",
+                      f"shape {S.shape}")
+    return S
 
 
 def _order(csgraph, i_start, directed: bool, call: str):
@@ -123,9 +129,6 @@ def _order(csgraph, i_start, directed: bool, call: str):
         if not directed and S.format == "csc":
             S = S.T  # as SciPy does: its transpose is a CSR without a copy
         S = S.tocsr()
-        if S.ndim != 2 or S.shape[0] != S.shape[1]:
-            raise bad_arg(DimensionMismatch, call, "csgraph", "a square (N, N) graph",
-                          f"shape {S.shape}")
         kind = "spmatrix" if isinstance(csgraph, sp.spmatrix) else \
             "pydata" if is_pydata(csgraph) else "sparray"
         start = check_vertex(i_start, S.shape[0], call, "i_start")
@@ -193,9 +196,6 @@ def _weak_labels_of_sparse(csgraph, call: str):
     S = _sparse_input(csgraph, call)
     if S is None:
         return None
-    if S.ndim != 2 or S.shape[0] != S.shape[1]:
-        raise bad_arg(DimensionMismatch, call, "csgraph", "a square (N, N) graph",
-                      f"shape {S.shape}")
     # the weak components of A' are A's: a CSC's transpose is a CSR without a copy
     S = S.T if S.format == "csc" else S.tocsr()
     G = _Pattern(S)

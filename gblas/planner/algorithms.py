@@ -223,11 +223,10 @@ def _compiled_or_loop(A, settings: Settings, op: str, key: tuple, how: str, reas
     device registers it and no format or direction is pinned, else its loop of products
     (``kernel`` empty)."""
     dev = A.device
-    pinned = settings.format is not None or settings.direction is not None
-    found = has_kernel(*key) and (also is None or has_kernel(*also))
-    if not pinned and found:
+    why = _pinned(settings)
+    if why is None and has_kernel(*key) and (also is None or has_kernel(*also)):
         return Plan(op, "csr", how, dev, KernelKey(*key), reason=reason,
                     details=details or {}, steps=() if also is None else (KernelKey(*also),))
-    why = "pinned by gb.config" if pinned else f"no compiled kernel for {dev}"
+    why = why or f"no compiled kernel for {dev}"
     return Plan(op, "csr", loop_how, dev, None, reason=f"{loop_reason} ({why})",
                 details=details or {})

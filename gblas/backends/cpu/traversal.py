@@ -19,9 +19,7 @@ a pull meets the in-neighbours in increasing order.
 Kernel contract (registered as ``("bfs", "csr", "cpu", "levels")``):
 ``f(A: CSR, get_AT: callable or None, source, parents) -> (level int32, parent int64 or
 None, stats)``, ``level[i] = -1`` where unreached; ``get_AT()`` returns the CSR of ``A'``
-(None: never pull).  ``stats["reached"]`` (optional in the contract) lists the reached
-vertices in the order found, so a caller can build a sparse result without a pass over
-``level``.
+(None: never pull).
 """
 
 from __future__ import annotations
@@ -48,7 +46,7 @@ BETA = 24
 PULL_PARALLEL_ENTRIES = 1 << 20
 
 # state slots shared by the compiled loop and its caller: the frontier is
-# ``order[head:tail]``, every vertex reached so far is ``order[:tail]``
+# ``order[head:tail]`` (each level appended after the one before it)
 _DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL = range(6)
 
 
@@ -147,8 +145,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
     parent : ndarray of int64 or None
         Each reached vertex's parent (the source its own).
     stats : dict
-        ``levels``, ``push`` and ``pull`` level counts; ``reached``: the reached vertices
-        in the order found (int64).
+        ``levels``, ``push`` and ``pull`` level counts.
     """
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
@@ -194,7 +191,6 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         if state[_TAIL] == state[_HEAD]:
             break
     stats["levels"] = int(state[_DEPTH]) - (1 if stats["push"] + stats["pull"] else 0)
-    stats["reached"] = order[:int(state[_TAIL])]
     return level, (parent if parents else None), stats
 
 
