@@ -235,7 +235,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     """
     from ..backends.registry import VecData
     from ..config import config
-    from ..core import Vector, executor, mxv
+    from ..core import Matrix, Vector, executor, mxv
     from ..planner.algorithms import plan_pagerank
     from .checkpoint import (
         Checkpoint,
@@ -262,16 +262,23 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     # a pattern (bool) matrix multiplies by "1 per edge": the second operator skips A's
     # values; a valued matrix multiplies by its weights
     mul = "plus_second" if A.dtype == np.bool_ else "plus_times"
-    # d = A (+.x) 1: the weighted out-degree (plus_pair, the entry count, for a pattern);
-    # dangling vertices get no entry
-    d = mxv(A, Vector.full(n, 1.0, device=dev), "plus_pair" if A.dtype == np.bool_ else mul)
-    dd = d.dense_data()
-    dv = dd.values.astype(f64, copy=False)
+    if A.dtype == np.bool_ and type(A) is Matrix and not A.is_hypersparse:
+        # d = A (+.pair) 1, the out-degree of a pattern: its entries per row, read from
+        # the row pointers (no product, no plan)
+        dv = A.csr().degrees().astype(f64)
+        ok = dv != 0
+    else:
+        # d = A (+.x) 1: the weighted out-degree (plus_pair, the entry count, for a
+        # pattern); dangling vertices get no entry
+        d = mxv(A, Vector.full(n, 1.0, device=dev), "plus_pair" if A.dtype == np.bool_ else mul)
+        dd = d.dense_data()
+        dv = dd.values.astype(f64, copy=False)
+        ok = dv != 0 if dd.present is None else dd.present & (dv != 0)
+        del d, dd
     # w = alpha ./ d where d has a nonzero entry, 0 elsewhere: zero-weight rows are
     # dangling, as in NetworkX; w == 0 marks the dangling vertices below
-    ok = dv != 0 if dd.present is None else dd.present & (dv != 0)
     w = xp.where(ok, alpha / xp.where(ok, dv, 1.0), 0.0)
-    del d, dd, dv, ok
+    del dv, ok
     # p: the teleport distribution (None: uniform 1/n, read as a scalar)
     p = None if personalization is None else personalization_vector(personalization, n, call, dev)
     params = {"n": n, "nvals": A.nvals, "damping": alpha, "tol": float(tol),

@@ -390,16 +390,17 @@ class Matrix(MaskViews):
             csr = self.csr()
             xp = xp_for(csr.device)
             out_deg = xp.diff(csr.indptr)
-            if csr.device == "cpu":
-                # the transposed CSR's row counts when built, else counted by all threads
-                # (no int64 copy of the indices)
+            # the transposed CSR's row counts when built, else counted (on the CPU by all
+            # threads; no int64 copy of the indices on either device)
+            at = self._cache.get(("csr", True, ()))
+            if at is not None:
+                in_deg = xp.diff(at.indptr).astype(np.int64)
+            elif csr.device == "cpu":
                 from ..formats.reorder import column_frequencies
 
-                at = self._cache.get(("csr", True, ()))
-                in_deg = (np.diff(at.indptr).astype(np.int64) if at is not None
-                          else column_frequencies(csr))
+                in_deg = column_frequencies(csr)
             else:
-                in_deg = (xp.bincount(csr.indices.astype(np.int64), minlength=csr.shape[1])
+                in_deg = (xp.bincount(csr.indices, minlength=csr.shape[1])
                           if csr.nnz else xp.zeros(csr.shape[1], np.int64))
             st = _Stats(out_deg, in_deg)
             self._cache[("stats", False, ())] = st

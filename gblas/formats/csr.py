@@ -9,6 +9,7 @@ beyond (``indptr`` follows ``nnz``, ``indices`` follows the number of columns).
 
 from __future__ import annotations
 
+import math
 import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -91,6 +92,27 @@ class CompressedEntries:
         return self.row_indices(), self.indices.astype(np.int64), self.dense_values().copy()
 
 
+def rows_by_scan(xp, indptr, nnz: int, dtype=np.int64):
+    """Row index of every entry from the row pointers, without a search: each non-empty
+    row's step from the previous non-empty row at its first entry, then a prefix sum (two
+    passes over the entries; on the GPU a binary search of every entry in ``indptr``
+    took 2.4 ms at 65M entries on an H200).
+
+    Examples
+    --------
+    >>> rows_by_scan(np, np.array([0, 2, 2, 3, 3, 5]), 5).tolist()
+    [0, 0, 2, 4, 4]
+    """
+    out = xp.zeros(nnz, dtype=dtype)
+    if nnz == 0:
+        return out
+    full = xp.flatnonzero(indptr[1:] != indptr[:-1])
+    step = xp.empty(full.size, dtype=dtype)
+    step[:1] = full[:1]
+    xp.subtract(full[1:], full[:-1], out=step[1:])
+    out[indptr[full]] = step
+    return xp.cumsum(out, dtype=dtype)
+
 @register_format
 @dataclass(eq=False)
 class CSR(CompressedEntries, FormatBase):
@@ -116,10 +138,14 @@ class CSR(CompressedEntries, FormatBase):
     iso_value: Any = None
     device: str = "cpu"
 
-    #: GPU pull bandwidth (GB/s of weighted bytes) with x in the L2, and how it falls as the
-    #: vertex data outgrows the L2: ``min(1, L2 / vertex) ** gpu_miss_exp``.
+    #: GPU pull bandwidth (GB/s of weighted bytes) with x in the L2, and how the time grows
+    #: as the vertex data outgrows the L2: ``1 + gpu_miss_log * ln(vertex / L2)``.  A
+    #: power-law graph's gathers mostly hit its hub columns, which stay in the L2: on an
+    #: H200 (Kronecker 22-25, vertex data 1.1-9x the L2) the time grew 1.05-1.78x, within
+    #: 8% of this rule; ``(vertex / L2) ** 0.4`` overshot by up to 35%
+    #: (``benchmarks/results/gpu_estimates.md``).
     gpu_gbs: ClassVar[float] = 590.0
-    gpu_miss_exp: ClassVar[float] = 0.4
+    gpu_miss_log: ClassVar[float] = 0.4
     #: Host time of a whole ``gb.mxv`` call over it (planner, launches, write-back).
     gpu_fixed_s: ClassVar[float] = 5.5e-5
 
@@ -132,9 +158,9 @@ class CSR(CompressedEntries, FormatBase):
         e = ctx.entries
         other = m * (4 + ctx.y_bytes) + n * ctx.x_bytes
         nbytes = e * (index_bytes(n) + ctx.a_val) + other
-        gbs = cls.gpu_gbs * min(1.0, ctx.l2 / max(ctx.vertex, 1)) ** cls.gpu_miss_exp
-        t = (e * (index_bytes(n) + ctx.weighted_value) + other) / (gbs * 1e9) \
-            + cls.gpu_fixed_s
+        slower = 1.0 + cls.gpu_miss_log * math.log(max(1.0, ctx.vertex / ctx.l2))
+        t = (e * (index_bytes(n) + ctx.weighted_value) + other) * slower \
+            / (cls.gpu_gbs * 1e9) + cls.gpu_fixed_s
         return Estimate(cls.name, t, 0.0, int(nbytes),
                         f"vertex data {ctx.vertex / ctx.l2:.2f}x the L2")
 
@@ -275,15 +301,14 @@ class CSR(CompressedEntries, FormatBase):
         v = 0 if self.values is None else self.values.nbytes
         return int(self.indptr.nbytes + self.indices.nbytes + v)
 
-    def row_indices(self):
-        """Row index of every entry (COO rows), as int64."""
+    def row_indices(self, dtype=np.int64):
+        """Row index of every entry (COO rows), as ``dtype`` (int64 unless told; int32
+        holds the rows below 2**31)."""
         xp = xp_for(self.device)
         m = self.shape[0]
         if self.device == "cpu":
-            return np.repeat(np.arange(m, dtype=np.int64), np.diff(self.indptr).astype(np.int64))
-        # array-valued repeat counts need recent CuPy: search the row starts instead
-        pos = xp.arange(self.nnz, dtype=np.int64)
-        return xp.searchsorted(self.indptr, pos, side="right").astype(np.int64) - 1
+            return np.repeat(np.arange(m, dtype=dtype), np.diff(self.indptr).astype(np.int64))
+        return rows_by_scan(xp, self.indptr, self.nnz, dtype)
 
     def degrees(self):
         xp = xp_for(self.device)
@@ -323,13 +348,19 @@ class CSR(CompressedEntries, FormatBase):
             return out
         xp = xp_for(self.device)
         nnz = self.nnz
-        rows = self.row_indices()
+        rows = self.row_indices(dtypes.index_dtype(m))
         cols = self.indices
-        order = xp.argsort(cols.astype(np.int64) * max(m, 1) + rows)
+        # the entries are in (row, column) order: a stable sort by column alone gives
+        # (column, row) order, on the narrowest key (a radix sort's pass per byte: at
+        # Kronecker scale 22 on an H200, 32-bit keys halve the 7 ms of a 64-bit
+        # (column, row) key)
+        key = cols.astype(np.uint32 if n <= np.iinfo(np.uint32).max else np.int64, copy=False)
+        order = xp.argsort(key)  # CuPy's argsort is stable
+        del key
         indptr = xp.zeros(n + 1, dtype=dtypes.index_dtype(nnz))
-        counts = xp.bincount(cols.astype(np.int64), minlength=n) if nnz else xp.zeros(n, np.int64)
+        counts = xp.bincount(cols, minlength=n) if nnz else xp.zeros(n, np.int64)
         xp.cumsum(counts, out=indptr[1:])
-        indices = rows[order].astype(dtypes.index_dtype(m))
+        indices = rows[order]
         values = None if self.values is None else self.values[order]
         return CSR((n, m), indptr, indices, values, self.dtype, self.iso_value, self.device)
 

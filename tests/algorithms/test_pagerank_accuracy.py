@@ -148,10 +148,14 @@ def test_pagerank_gives_the_planner_its_iterations(monkeypatch):
     monkeypatch.setattr(operations, "plan_mxv", spy)
     # the loop of products (a graph this small would run in the fused loop)
     monkeypatch.setattr(plans, "FUSED_PAGERANK_MAX_ENTRIES", 0)
-    pagerank(GRAPHS["random-300"])
-    # the out-degree and the first two products plan without it, the rest with it
+    pagerank(GRAPHS["random-300"])  # a pattern: its out-degree is read, not multiplied
+    # the first two products plan without it, the rest with it
+    assert seen[:2] == [None] * 2 and len(seen) > 3
+    assert all(isinstance(k, int) and k >= 1 for k in seen[2:])
+    # a valued matrix's out-degree is a product, planned without it too
+    seen.clear()
+    pagerank(gb.Matrix.from_scipy(GRAPHS["random-300"].to_scipy().astype(np.float64)))
     assert seen[:3] == [None] * 3 and len(seen) > 4
-    assert all(isinstance(k, int) and k >= 1 for k in seen[3:])
 
 
 # ------------------------------------------------------------------------------ GPU

@@ -225,3 +225,36 @@ def test_format_of_the_transpose_transposes_once(monkeypatch):
     ref = _scipy_transpose(A.to_scipy())
     np.testing.assert_array_equal(back.indptr, ref.indptr)
     np.testing.assert_array_equal(back.indices, ref.indices)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("seed", range(6))
+def test_rows_by_scan_equals_the_repeat(seed, dtype):
+    """The GPU's row ids (a scan of each non-empty row's step, run here with NumPy)
+    equal the repeat of the row ids, with empty first, last and middle rows."""
+    from gblas.formats.csr import rows_by_scan
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 60))
+    counts = rng.integers(0, 4, m) * (rng.random(m) < 0.6)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    got = rows_by_scan(np, indptr, int(indptr[-1]), dtype)
+    assert got.dtype == dtype
+    np.testing.assert_array_equal(got, np.repeat(np.arange(m), counts))
+
+
+@pytest.mark.gpu
+def test_gpu_transpose_equals_scipy():
+    """The GPU transpose (a stable sort by column alone, rows by scan) against SciPy,
+    with empty rows and columns, a hub column and valued and iso matrices."""
+    cp = pytest.importorskip("cupy")
+    for seed, (m, n, nnz) in enumerate([(1, 1, 1), (7, 3, 12), (300, 200, 3000),
+                                         (50, 2000, 800)]):
+        S = _random_csr(m, n, nnz, seed)
+        T = CSR.from_scipy(S).to_device("gpu").transpose()
+        ref = S.T.tocsr()
+        ref.sort_indices()
+        np.testing.assert_array_equal(cp.asnumpy(T.indptr), ref.indptr)
+        np.testing.assert_array_equal(cp.asnumpy(T.indices), ref.indices)
+        np.testing.assert_array_equal(cp.asnumpy(T.dense_values()), ref.data)  # iso or not
+        assert T.shape == (n, m)
