@@ -181,13 +181,13 @@ def main(argv=None) -> None:
                     r, pr[g, s] = _pagerank(D, args.iters)
                     lv, bfs[g, s] = _bfs(D)
                     pr[g, s].update(nnz=nnz, gen=gen_s)
-                    if g != gpus[0] and (gpus[0], s) in pr:
-                        ref = pr[gpus[0], s].get("ranks")
-                        lref = bfs[gpus[0], s].get("lv")
-                        checks.append(f"scale {s}: {g} GPUs vs {gpus[0]}: PageRank max |diff| "
-                                      f"{np.abs(r - ref).max():.2e}, BFS levels "
-                                      f"{'equal' if np.array_equal(lv, lref) else 'DIFFER'}")
-                    pr[g, s]["ranks"], bfs[g, s]["lv"] = r, lv
+                    # each grid shape draws its own graph (block counts per grid, the
+                    # balancing relabelling): results are compared with a single process
+                    # in the test suite; here only what holds on any draw is checked
+                    lvd = np.asarray(lv)
+                    checks.append(f"scale {s}, {g} GPUs: PageRank mass {r.sum():.12f}; BFS: "
+                                  f"source at level {int(lvd[0])}, {int((lvd >= 0).sum()):,} "
+                                  f"vertices reached")
                     del D
                 except Exception as e:  # noqa: BLE001 - report and go on
                     pr[g, s] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}

@@ -503,9 +503,18 @@ def _bfs_gather(comm, sh: _Shares, source: int):
             count = int(q.sum())
         if count == 0:
             break
-    # int32 on the wire: half the bytes of the levels through Dask
-    return {"lo": lo, "levels": cupy.asnumpy(levels.astype(cupy.int32)), "depth": depth - 1,
+    return {"lo": lo, "levels": _wire_levels(levels, depth), "depth": depth - 1,
             "compute_s": steps.compute, "exchange_s": steps.exchange, "bytes": comm.bytes}
+
+
+def _wire_levels(levels, depth: int):
+    """The levels on the host in the narrowest signed type that holds ``depth``: they
+    travel through Dask to the client, which at Kronecker 26 (64M vertices) took about
+    0.45 s of a 0.5 s call as int32 (int8: a quarter of the bytes)."""
+    import cupy
+
+    dt = next(t for t in (np.int8, np.int16, np.int32, np.int64) if depth <= np.iinfo(t).max)
+    return cupy.asnumpy(levels.astype(dt))
 
 
 def _bfs_reduce(block, comm, r0: int, r1: int, c0: int, c1: int, n: int, source: int):
@@ -532,7 +541,7 @@ def _bfs_reduce(block, comm, r0: int, r1: int, c0: int, c1: int, n: int, source:
             q, nxt = nxt, q
         if count == 0:
             break
-    lv = cupy.asnumpy(levels) if comm.rank == 0 else None
+    lv = _wire_levels(levels, depth) if comm.rank == 0 else None
     return {"levels": lv, "depth": depth - 1, "compute_s": steps.compute,
             "exchange_s": steps.exchange, "bytes": comm.bytes}
 
@@ -586,7 +595,7 @@ def run_bfs(A, source: int):
     n = A.shape[0]
     res = _launch(A, _bfs_rank, n, int(source))
     if "lo" not in res[0]:  # every rank holds all levels
-        return res[0]["levels"], _stats(res, n, A.grid)
+        return res[0]["levels"].astype(np.int64), _stats(res, n, A.grid)
     levels = np.empty(n, dtype=np.int64)
     for r in res:
         levels[r["lo"]:r["lo"] + r["levels"].size] = r["levels"]
