@@ -84,8 +84,11 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     n = A.shape[0]
     source = check_vertex(source, n, call)
     if not parents and _tier2(A, call):
-        from .nccl import run_bfs
+        from .nccl import bfs_levels, run_bfs
 
+        got = bfs_levels(A, source)  # a column grid: the levels stay on the workers
+        if got is not None:
+            return got[0]
         lv, _ = run_bfs(A, source)
         reached = lv >= 0
         return _scatter(A, gb.Vector.from_dense(lv, present=reached), "columns")

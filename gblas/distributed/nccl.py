@@ -36,7 +36,8 @@ import weakref
 
 import numpy as np
 
-__all__ = ["choose_tier", "exchange_words", "run_pagerank", "run_bfs", "TIER2_ALGORITHMS"]
+__all__ = ["choose_tier", "exchange_words", "run_pagerank", "run_bfs", "bfs_levels",
+           "TIER2_ALGORITHMS"]
 
 #: The algorithms the NCCL tier runs (others take the tasks tier).
 TIER2_ALGORITHMS = ("pagerank", "bfs")
@@ -467,15 +468,17 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
 
 
 def _bfs_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: int, n: int,
-              source: int, bounds=None):
-    """One rank of tier-2 BFS (levels; the frontier replicated as a byte map)."""
+              source: int, keep: bool = False, bounds=None):
+    """One rank of tier-2 BFS (levels; the frontier replicated as a byte map).  ``keep``:
+    a column grid's rank keeps its share of the levels as a gblas Vector on its device
+    (``"vector"``) instead of sending them to the client (``"levels"``)."""
     comm = _Comm(p, uid, rank)
     if _column_grid(bounds, rank, r0, r1, c0, n):
-        return _bfs_gather(comm, _Shares(block, bounds, rank), source)
+        return _bfs_gather(comm, _Shares(block, bounds, rank), source, keep)
     return _bfs_reduce(block, comm, r0, r1, c0, c1, n, source)
 
 
-def _bfs_gather(comm, sh: _Shares, source: int):
+def _bfs_gather(comm, sh: _Shares, source: int, keep: bool = False):
     """Column-grid BFS: the next frontier over the own share, gathered as bytes."""
     import cupy
 
@@ -503,8 +506,17 @@ def _bfs_gather(comm, sh: _Shares, source: int):
             count = int(q.sum())
         if count == 0:
             break
-    return {"lo": lo, "levels": _wire_levels(levels, depth), "depth": depth - 1,
-            "compute_s": steps.compute, "exchange_s": steps.exchange, "bytes": comm.bytes}
+    out = {"lo": lo, "depth": depth - 1, "compute_s": steps.compute,
+           "exchange_s": steps.exchange, "bytes": comm.bytes}
+    if keep:
+        from ..backends.registry import VecData
+        from ..core.vector import Vector
+
+        out["vector"] = Vector(VecData(hi - lo, None, levels, levels >= 0),
+                               np.dtype(np.int64), sh.parts[sh.rank].device)
+    else:
+        out["levels"] = _wire_levels(levels, depth)
+    return out
 
 
 def _wire_levels(levels, depth: int):
@@ -553,6 +565,17 @@ def _launch(A, func, *args):
     A column grid's ranks get its bounds (they then gather instead of reduce)."""
     from .operations import wait
 
+    futs, _, key = _submit(A, func, *args)
+    try:
+        return wait(A.client, futs, func.__name__, A.timeout)
+    except BaseException:
+        _UIDS.pop(key, None)  # a failed call starts the next one with new communicators
+        raise
+
+
+def _submit(A, func, *args):
+    """The rank tasks of :func:`_launch`, submitted: ``(futures, owners, key)``, the key
+    of the communicators they share."""
     c, g = A.client, A.grid
     square = g.pr == 1 and A.shape[0] == A.shape[1]
     bounds = [int(b) for b in g.col_bounds] if square else None
@@ -572,11 +595,7 @@ def _launch(A, func, *args):
                                  int(g.row_bounds[i + 1]), int(g.col_bounds[j]),
                                  int(g.col_bounds[j + 1]), *args, bounds=bounds,
                                  workers=[owners[rank]], pure=False))
-    try:
-        return wait(c, futs, func.__name__, A.timeout)
-    except BaseException:
-        _UIDS.pop(key, None)  # a failed call starts the next one with new communicators
-        raise
+    return futs, owners, key
 
 
 def run_pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100):
@@ -600,6 +619,36 @@ def run_bfs(A, source: int):
     for r in res:
         levels[r["lo"]:r["lo"] + r["levels"].size] = r["levels"]
     return levels, _stats(res, n, A.grid)
+
+
+def _without(res: dict, key: str) -> dict:
+    return {k: v for k, v in res.items() if k != key}
+
+
+def bfs_levels(A, source: int):
+    """Tier-2 BFS levels as a DistVector over the columns whose segments stay on the GPU
+    workers (no trip through the client), with the stats; None on a grid that is not a
+    column grid (there every rank holds all levels: :func:`run_bfs`)."""
+    from operator import itemgetter
+
+    from .operations import wait
+    from .vector import DistVector
+
+    g = A.grid
+    if not (g.pr == 1 and A.shape[0] == A.shape[1]):
+        return None
+    c, n = A.client, A.shape[0]
+    futs, owners, key = _submit(A, _bfs_rank, n, int(source), True)
+    try:
+        meta = wait(c, [c.submit(_without, f, "vector", workers=[w], pure=False)
+                        for f, w in zip(futs, owners)], "bfs", A.timeout)
+    except BaseException:
+        _UIDS.pop(key, None)
+        raise
+    parts = [c.submit(itemgetter("vector"), f, workers=[w], pure=False)
+             for f, w in zip(futs, owners)]
+    vec = DistVector(c, g.col_bounds, parts, list(owners), np.int64, A.device, A.timeout)
+    return vec, _stats(meta, n, g)
 
 
 def _stats(res: list, n: int, grid) -> dict:

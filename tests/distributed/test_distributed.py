@@ -585,9 +585,17 @@ def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
         st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
         assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
         for source in (0, n - 1):
+            want = gb.algorithms.bfs(A, source).to_dense(fill=-1) if source else want_lv
             lv = assemble(ranks(nccl._bfs_rank, n, source, bounds=bounds), "levels")
-            np.testing.assert_array_equal(
-                lv, gb.algorithms.bfs(A, source).to_dense(fill=-1) if source else want_lv)
+            np.testing.assert_array_equal(lv, want)
+            if bounds is not None:  # the shares kept on the ranks as Vectors
+                kept = ranks(nccl._bfs_rank, n, source, True, bounds=bounds)
+                got = np.full(n, -2)
+                for x in kept:
+                    v = x["vector"]
+                    assert "levels" not in x and v.dtype == np.int64
+                    got[x["lo"]:x["lo"] + v.size] = v.to_dense(fill=-1)
+                np.testing.assert_array_equal(got, want)
 
 
 def test_generator_balances_the_blocks():

@@ -47,20 +47,25 @@ def test_nccl_tier_pagerank_and_bfs(client):
     from gblas.distributed.generators import kronecker
 
     n = len(client.scheduler_info(n_workers=-1)["workers"])
-    grid = (1, 2) if n < 4 else (2, 2)
-    D = kronecker(client, 14, 16, grid=grid, seed=3, device="gpu")
-    assert D.device == "gpu"
-    plan = gb.explain(gb.algorithms.pagerank, D)
-    try:
-        from cupy.cuda import nccl  # noqa: F401
-        expected = "nccl"
-    except (ImportError, AttributeError):  # a CuPy built without NCCL: the tasks tier
-        expected = "tasks"
-    assert plan.tier == expected, str(plan)
-    A = D.gather()
-    r = gb.algorithms.pagerank(D).gather().to_dense()
-    np.testing.assert_allclose(r, gb.algorithms.pagerank(A).to_dense(), atol=1e-9)
-    assert_equal(gb.algorithms.bfs(D, 0).gather(), gb.algorithms.bfs(A, 0))
+    # a column grid (its BFS levels stay on the workers) and, on 4 GPUs, a 2 x 2 grid
+    for grid in [(1, 2)] + ([(2, 2)] if n >= 4 else []):
+        D = kronecker(client, 14, 16, grid=grid, seed=3, device="gpu")
+        assert D.device == "gpu"
+        plan = gb.explain(gb.algorithms.pagerank, D)
+        try:
+            from cupy.cuda import nccl  # noqa: F401
+            expected = "nccl"
+        except (ImportError, AttributeError):  # a CuPy built without NCCL: the tasks tier
+            expected = "tasks"
+        assert plan.tier == expected, str(plan)
+        A = D.gather()
+        r = gb.algorithms.pagerank(D).gather().to_dense()
+        np.testing.assert_allclose(r, gb.algorithms.pagerank(A).to_dense(), atol=1e-9)
+        levels = gb.algorithms.bfs(D, 0)
+        assert levels.device == "gpu" and levels.dtype == np.int64
+        assert_equal(levels.gather(), gb.algorithms.bfs(A, 0))
+        assert_equal(gb.algorithms.bfs(D, A.shape[0] - 1).gather(),
+                     gb.algorithms.bfs(A, A.shape[0] - 1))
 
 
 def test_tasks_tier_on_gpu_blocks(client):
