@@ -68,8 +68,9 @@ def writeback_vector(out, T: VecData, t_dtype, mask, accum, replace: bool, devic
         # only T's (allowed) positions change: a scatter, not a pass over the whole vector
         return _scatter_into(out, T, t_dtype, None if premasked else mask, accum, device)
 
-    if T.indices is not None and hyper.involved(out):
+    if T.indices is not None and device == "cpu" and hyper.involved(out):
         # a sparse out far larger than its entries stays sparse: the compact write-back
+        # (on the CPU; on the GPU the dense pass below, which the device's memory bounds)
         return hyper.writeback_vector(out, T, t_dtype, mask, accum, replace, device,
                                       premasked, writeback_vector)
     if (T.indices is None and mask is not None and accum is None and not replace

@@ -19,8 +19,9 @@ Each worker holds one block ``A_ij`` of the grid on its GPU; an iteration comput
 scalars (the L1 change, the dangling rank) go through one small ``allReduce``.
 
 :func:`choose_tier` picks this tier only where every block is on a GPU, CuPy with NCCL
-imports on the workers, and there are at least two workers each with its own GPU; else
-the plan names the reason and the tasks tier runs.  With no GPU it is never chosen.
+imports on the workers, and each block has a worker with its own GPU (one such worker
+too: its long-lived task beats a task per step); else the plan names the reason and the
+tasks tier runs.  With no GPU it is never chosen.
 
 Examples
 --------
@@ -86,8 +87,8 @@ def choose_tier(A, algorithm: str = "pagerank") -> tuple[str, str]:
     if algorithm not in TIER2_ALGORITHMS:
         return "tasks", f"tier 'nccl' runs {', '.join(TIER2_ALGORITHMS)} only"
     workers = sorted(set(A.grid.workers))
-    if len(workers) < 2 or len(workers) != len(A.grid.workers):
-        return "tasks", "tier 'nccl' needs one block per worker on at least two workers"
+    if len(workers) != len(A.grid.workers):
+        return "tasks", "tier 'nccl' needs one block per worker"
     try:
         found = A.client.run(_probe_gpu, workers=workers)
     except Exception as e:  # noqa: BLE001

@@ -96,3 +96,19 @@ def test_read_async(device):
     arr = xp.asarray([1.5, -2.0])
     got = get_kernel("read_async", "array", device)(arr).result()
     assert isinstance(got, np.ndarray) and got.tolist() == [1.5, -2.0]
+
+
+@pytest.mark.gpu
+def test_gpu_write_back_into_a_sparse_vector_far_larger_than_its_entries():
+    """BFS's steps on the GPU with Vectors of 2**21 positions and a few entries: the
+    write-back runs on the device (the compact write-back is the CPU's)."""
+    n = 1 << 21
+    src = np.arange(n)
+    ring = gb.Matrix.from_coo(src, (src + 1) % n, None, shape=(n, n), dtype=bool).to("gpu")
+    levels = gb.Vector.from_coo([0], np.array([0], np.int64), n).to("gpu")
+    q = gb.Vector.from_coo([0], None, n, dtype=bool).to("gpu")
+    for depth in (1, 2, 3):
+        q = gb.mxv(ring.T, q, "any_pair", mask=~levels.S, replace=True)
+        gb.apply(q, "second", right=depth, mask=q.S, out=levels)
+    i, v = levels.to("cpu").to_coo()
+    assert i.tolist() == [0, 1, 2, 3] and v.tolist() == [0, 1, 2, 3]
