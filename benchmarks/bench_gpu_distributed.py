@@ -58,11 +58,12 @@ def _gpu_name() -> str:
         return f"unknown ({type(e).__name__})"
 
 
-def _graph(client, scale: int, ngpus: int, dtype=None, weights=None):
+def _graph(client, scale: int, ngpus: int, dtype=None, weights=None, layout="columns"):
     from gblas.distributed.generators import kronecker
 
     t0 = time.perf_counter()
-    D = kronecker(client, scale, 16, grid=(1, ngpus), seed=1, dtype=dtype, weights=weights,
+    grid = (ngpus, 1) if layout == "rows" else (1, ngpus)
+    D = kronecker(client, scale, 16, grid=grid, seed=1, dtype=dtype, weights=weights,
                   device="gpu", timeout=1800)
     nvals = D.nvals  # waits for the blocks
     return D, nvals, time.perf_counter() - t0
@@ -164,6 +165,9 @@ def main(argv=None) -> None:
     ap.add_argument("--big", type=int, default=0,
                     help="also run PageRank end to end at this scale (float64 weights) on "
                          "the largest GPU count")
+    ap.add_argument("--layout", choices=["columns", "rows"], default="columns",
+                    help="a (1, p) grid (ranks gather x) or a (p, 1) grid (ranks "
+                         "reduce-scatter y)")
     ap.add_argument("--out", default="dist_gpu.md")
     args = ap.parse_args(argv)
 
@@ -185,7 +189,7 @@ def main(argv=None) -> None:
         try:
             for s in args.scales:
                 try:
-                    D, nnz, gen_s = _graph(client, s, g)
+                    D, nnz, gen_s = _graph(client, s, g, layout=args.layout)
                     r, pr[g, s] = _pagerank(D, args.iters)
                     lv, bfs[g, s] = _bfs(D)
                     pr[g, s].update(nnz=nnz, gen=gen_s)

@@ -230,7 +230,7 @@ def _partial(block, x_seg, semiring: str, transposed: bool):
 
     A = block.T if transposed else block
     y = mxv(A, Vector.from_dense(x_seg), semiring).dense_data()
-    v = y.values.astype(cupy.float64)
+    v = y.values.astype(cupy.float64, copy=False)
     return v if y.present is None else cupy.where(y.present, v, 0.0)
 
 
@@ -443,6 +443,10 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
     comm.all_reduce(scal)
     m = float(scal[1])
     mul = "plus_second" if pattern else "plus_times"
+    # a row grid whose rows are this rank's share: the reduce-scatter hands each rank the
+    # y of its own rows, all its next product needs (no all-gather; the partial over all
+    # columns is the reduce-scatter's buffer when n fills the shares exactly)
+    own_rows = (r0, r1, c0, c1) == (lo, hi, 0, n)
     ybuf = cupy.zeros(npad, dtype=cupy.float64)
     yshare = cupy.zeros(chunk, dtype=cupy.float64)
     steps = _Steps(comm)
@@ -451,15 +455,21 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
     for k in range(1, max_iter + 1):
         it = k
         with steps.step():
-            ybuf.fill(0.0)
-            ybuf[c0:c1] = _partial(block, s_full[r0:r1], mul, True)
+            x = s_share[:hi - lo] if own_rows else s_full[r0:r1]
+            y = _partial(block, x, mul, True)
+            if own_rows and npad == n:
+                ybuf = y
+            else:
+                ybuf.fill(0.0)
+                ybuf[c0:c1] = y
             comm.reduce_scatter(ybuf, yshare)
             rn = yshare[:hi - lo] + (alpha * m + 1.0 - alpha) / n
             scal[0] = cupy.abs(rn - r).sum()
             scal[1] = rn[w == 0].sum()
             r = rn
             s_share[:hi - lo] = r * w
-            comm.all_gather(s_share, s_full)
+            if not own_rows:
+                comm.all_gather(s_share, s_full)
             comm.all_reduce(scal)
             err, m = float(scal[0]), float(scal[1])
         if err < limit:

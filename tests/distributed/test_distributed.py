@@ -491,6 +491,7 @@ class _FakeComm:
     """The collectives of ``nccl._Comm`` over threads and NumPy arrays."""
 
     groups: dict = {}
+    gathers = 0
 
     def __init__(self, p, uid, rank):
         import threading
@@ -514,6 +515,7 @@ class _FakeComm:
         recv[:] = total[self.rank * recv.size:(self.rank + 1) * recv.size]
 
     def all_gather(self, send, recv):
+        _FakeComm.gathers += 1
         recv[:] = np.concatenate(self._all(send))
 
     def all_reduce(self, buf, op="sum"):
@@ -544,7 +546,7 @@ def fake_gpu(monkeypatch):
     return nccl
 
 
-@pytest.mark.parametrize("grid", [(1, 1), (1, 2), (1, 3), (2, 2)])
+@pytest.mark.parametrize("grid", [(1, 1), (1, 2), (1, 3), (2, 2), (2, 1), (4, 1), (3, 1)])
 def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -580,8 +582,11 @@ def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
     # a column grid's ranks gather (given the bounds) or reduce-scatter (not given)
     modes = [None, [int(b) for b in cb]] if grid[0] == 1 else [None]
     for bounds in modes:
+        _FakeComm.gathers = 0
         res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
         np.testing.assert_allclose(assemble(res, "ranks"), want_r, atol=1e-9)
+        if grid[0] > 1 == grid[1] and n % grid[0] == 0:  # equal row shares: no gathers
+            assert _FakeComm.gathers == p     # in the loop, one each before it
         st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
         assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
         for source in (0, n - 1):
