@@ -273,8 +273,9 @@ class CSR(CompressedEntries, FormatBase):
     def from_scipy(cls, S) -> CSR:
         """From any scipy.sparse matrix or array (duplicates summed, as SciPy does).
 
-        A CSR in canonical order is copied in one parallel pass that also finds whether
-        every value is the same (then the matrix is iso: its values are not copied).
+        A CSR in canonical order is copied in one pass (parallel from
+        ``imports.SERIAL_ENTRIES`` entries) that also finds whether every value is the
+        same (then the matrix is iso: its values are not copied).
         """
         if getattr(S, "format", None) == "csr" and S.nnz:
             from ..backends.cpu.imports import canonical_copy

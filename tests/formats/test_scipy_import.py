@@ -86,3 +86,25 @@ def test_iso_import_keeps_products_exact():
     x = np.arange(60.0)
     np.testing.assert_allclose(gb.mxv(A, gb.Vector.from_dense(x)).to_dense(), S @ x)
     np.testing.assert_allclose(gb.mxv(A.T, gb.Vector.from_dense(x)).to_dense(), S.T @ x)
+
+
+@settings(max_examples=80, deadline=None)
+@given(scipy_csr(), st.integers(2, 4))
+def test_parallel_and_serial_imports_agree(S, threads):
+    """The import's parallel route (blocks of rows, used from SERIAL_ENTRIES entries)
+    gives what the one-thread route gives, flags included."""
+    from gblas.backends.cpu import imports
+
+    serial = canonical_copy(S.indptr, S.indices, S.data)
+    saved = imports.SERIAL_ENTRIES
+    imports.SERIAL_ENTRIES = 0
+    try:
+        par = canonical_copy(S.indptr, S.indices, S.data, threads=threads)
+    finally:
+        imports.SERIAL_ENTRIES = saved
+    assert (par.canonical, par.iso) == (serial.canonical, serial.iso)
+    np.testing.assert_array_equal(par.indices, serial.indices)
+    if serial.canonical and not serial.iso:
+        np.testing.assert_array_equal(par.values, serial.values)
+    else:
+        assert par.values is None and serial.values is None

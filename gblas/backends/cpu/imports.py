@@ -1,7 +1,7 @@
-"""CPU (Numba) import of a SciPy CSR: one parallel pass that copies the index arrays,
-checks that every row's columns strictly increase (sorted, no duplicates: SciPy's
-canonical format, which a product needs) and whether every value has the bits of the
-first (an iso matrix, whose values need not be copied or read again).
+"""CPU (Numba) import of a SciPy CSR: one pass (parallel on large inputs) that copies the
+index arrays, checks that every row's columns strictly increase (sorted, no duplicates:
+SciPy's canonical format, which a product needs) and whether every value has the bits of
+the first (an iso matrix, whose values need not be copied or read again).
 
 SciPy's own route (``tocsr(copy=True)``, ``sum_duplicates``, ``sort_indices``) makes three
 passes on one thread and copies the values; on a Kronecker 22 graph (128M entries, all
@@ -41,24 +41,38 @@ class ImportedCSR(NamedTuple):
     iso: bool
 
 
+#: Below this many entries the import runs on one thread: a parallel launch costs more
+#: than the pass (on the 2-core machine, Kronecker 10's 26K entries took 36 us in
+#: parallel, most of ``Matrix.from_scipy``'s 50 us).
+SERIAL_ENTRIES = 1 << 20
+
+
+@jit()
+def _check_rows(r0, r1, indptr, indices, bits, first, out_idx):
+    """Copy rows ``r0:r1``'s indices; (a row out of order, a value other than ``first``)."""
+    bad = 0
+    other = 0
+    for i in range(r0, r1):
+        lo = indptr[i]
+        hi = indptr[i + 1]
+        for k in range(lo, hi):
+            c = indices[k]
+            out_idx[k] = c
+            if k > lo and c <= indices[k - 1]:
+                bad = 1
+            if bits[k] != first:
+                other = 1
+    return bad, other
+
+
 @jit(parallel=True)
 def _check_copy(bounds, indptr, indices, bits, out_idx, flags):
     # flags[2 * b]: block b found a row out of order; flags[2 * b + 1]: a value differs
     nb = bounds.size - 1
     first = bits[0] if bits.size else 0
     for b in prange(nb):
-        bad = 0
-        other = 0
-        for i in range(bounds[b], bounds[b + 1]):
-            lo = indptr[i]
-            hi = indptr[i + 1]
-            for k in range(lo, hi):
-                c = indices[k]
-                out_idx[k] = c
-                if k > lo and c <= indices[k - 1]:
-                    bad = 1
-                if bits[k] != first:
-                    other = 1
+        bad, other = _check_rows(bounds[b], bounds[b + 1], indptr, indices, bits, first,
+                                 out_idx)
         flags[2 * b] = bad
         flags[2 * b + 1] = other
 
@@ -88,18 +102,26 @@ def canonical_copy(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
 
     threads = int(numba.get_num_threads()) if threads is None else threads
     nnz = int(indptr[-1]) if indptr.size else 0
-    bounds = row_blocks(indptr, threads, nnz=nnz)
+    serial = nnz < SERIAL_ENTRIES or threads <= 1
     out_idx = np.empty(nnz, dtype=indices.dtype)
     bits = _value_bits(data)
     probe = bits if bits is not None else np.zeros(nnz, dtype=np.uint8)
-    flags = np.zeros(2 * (bounds.size - 1), dtype=np.uint8)
-    if nnz:
+    bad = other = False
+    if nnz and serial:
+        bad, other = _check_rows(0, indptr.size - 1, indptr, indices, probe, probe[0],
+                                 out_idx)
+    elif nnz:
+        bounds = row_blocks(indptr, threads, nnz=nnz)
+        flags = np.zeros(2 * (bounds.size - 1), dtype=np.uint8)
         _check_copy(bounds, indptr, indices, probe, out_idx, flags)
-    canonical = not flags[0::2].any()
-    iso = bits is not None and nnz > 0 and not flags[1::2].any()
+        bad, other = flags[0::2].any(), flags[1::2].any()
+    canonical = not bad
+    iso = bits is not None and nnz > 0 and not other
     values = None
     if canonical and not iso:
         values = np.empty(nnz, dtype=data.dtype)
-        if nnz:
+        if nnz and serial:
+            values[:] = data[:nnz]
+        elif nnz:
             _copy_values(bounds, indptr, np.ascontiguousarray(data), values)
     return ImportedCSR(indptr, out_idx, values, bool(canonical), bool(iso))
