@@ -222,7 +222,7 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     --------
     >>> est = gpu_pull_estimates((1 << 25, 1 << 25), 528_693_449, 4, 4, 5, 50 << 20, 0.41)
     >>> round(est["csr"].seconds * 1e3, 1), round(est["gpu_segmented"].seconds * 1e3, 1)
-    (10.6, 4.1)
+    (8.9, 4.1)
     """
     ctx = GpuPullContext(tuple(shape), nnz, a_val, x_bytes, y_bytes, l2, hot_share,
                          allowed_frac, runs_per_entry, fold, gathered)
