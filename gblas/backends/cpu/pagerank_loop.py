@@ -40,8 +40,9 @@ _EMPTY_F64 = np.zeros(0, dtype=np.float64)
 
 
 def _loop_body(indptr, indices, vals, has_vals, iso, p, has_p, p_uniform, w, alpha, limit,
-               max_iter, r, r_new, s, m):
-    # m: the rank the dangling vertices hold (w == 0), given for r
+               max_iter, r, r_new, s, s_new, m):
+    # m: the rank the dangling vertices hold (w == 0), given for r; s' goes to its own
+    # buffer (the rows still gather s), so an iteration is one parallel pass
     n = r.shape[0]
     it = 0
     err = np.inf
@@ -58,12 +59,12 @@ def _loop_body(indptr, indices, vals, has_vals, iso, p, has_p, p_uniform, w, alp
             pi = p[i] if has_p else p_uniform
             rn = acc + c * pi
             r_new[i] = rn
+            s_new[i] = rn * w[i]
             err += abs(rn - r[i])
             if w[i] == 0.0:
                 dangling += rn
-        for i in numba.prange(n):
-            s[i] = r_new[i] * w[i]
         r, r_new = r_new, r
+        s, s_new = s_new, s
         m = dangling
         if err < limit:
             break
@@ -121,5 +122,5 @@ def pagerank_loop(indptr, indices, values, iso: float, w, p, alpha: float, limit
     loop = _loop_parallel if int(indptr[-1]) + n >= PARALLEL_SIZE else _loop_sequential
     it, err, out = loop(uindex(indptr), uindex(indices), vals, has_vals, float(iso), pv,
                         has_p, 1.0 / n if n else 0.0, w, float(alpha), float(limit),
-                        int(max_iter), r, np.empty(n), s, float(m))
+                        int(max_iter), r, np.empty(n), s, np.empty(n), float(m))
     return out, int(it), float(err)
