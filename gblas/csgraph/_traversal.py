@@ -31,16 +31,12 @@ def _bfs_order(A, start: int, directed: bool):
     if not plan.kernel:
         return _bfs_order_loop(A, start, directed)
     AT = None if directed else A.csr(transposed=True)
-    order, pred = executor.kernel(plan)(A.csr(), AT, start)
-    return order.astype(np.int32), _null_pred(pred)
+    return _scipy_arrays(*executor.kernel(plan)(A.csr(), AT, start, NULL))
 
 
-def _null_pred(pred: np.ndarray) -> np.ndarray:
-    """The kernel's predecessors (-1 for none) as SciPy's int32 with -9999 for none."""
-    out = np.full(pred.shape[0], NULL, dtype=np.int32)
-    reached = pred >= 0
-    out[reached] = pred[reached]
-    return out
+def _scipy_arrays(order: np.ndarray, pred: np.ndarray):
+    """The kernel's order and predecessors (``NULL`` for none) as SciPy's int32."""
+    return order.astype(np.int32, copy=False), pred.astype(np.int32, copy=False)
 
 
 def _bfs_order_loop(A, start: int, directed: bool):
@@ -138,8 +134,8 @@ def _order(csgraph, i_start, directed: bool, call: str):
             from ..core import executor
 
             GT = None if directed else _Pattern(sp.csr_array(S.T))
-            order, pred = executor.kernel(plan)(G, GT, start)
-            return order.astype(np.int32), _null_pred(pred), S, kind
+            order, pred = _scipy_arrays(*executor.kernel(plan)(G, GT, start, NULL))
+            return order, pred, S, kind
     if isinstance(csgraph, TransposedMatrix):
         csgraph = csgraph.materialize()
     if isinstance(csgraph, Matrix) and csgraph.shape[0] == csgraph.shape[1]:

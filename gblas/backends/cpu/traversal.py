@@ -77,7 +77,8 @@ def _push_levels(ptr, idx, level, parent, track, order, state, alpha, beta, allo
                     level[j] = depth
                     order[tail] = j
                     tail += 1
-                    edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
+                    if allow_pull:  # the switch's edge count: a read of ptr per vertex
+                        edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
                     if track:
                         parent[j] = k
                 elif track and lv == depth and k < parent[j]:
@@ -151,7 +152,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
     ptr, idx = uindex(A.indptr), uindex(A.indices)
     level = np.full(n, -1, dtype=np.int32)
     parent = np.full(n if parents else 1, -1, dtype=np.int64)
-    order = np.empty(max(n, 1), dtype=np.int64)  # touched only as far as the search goes
+    # the queue of every level, touched only as far as the search goes
+    order = np.empty(max(n, 1), dtype=np.int32 if n <= np.iinfo(np.int32).max else np.int64)
     level[source] = 0
     if parents:
         parent[source] = source
@@ -235,7 +237,7 @@ def _queue_order(ptr, idx, ptrT, idxT, undirected, start, order, pred):
 
 
 @register("bfs_order", "csr", "cpu")
-def bfs_order(A: Any, AT: Any, start: int) -> tuple[np.ndarray, np.ndarray]:
+def bfs_order(A: Any, AT: Any, start: int, none: int = -1) -> tuple[np.ndarray, np.ndarray]:
     """SciPy's ``breadth_first_order``: the visit order and each vertex's predecessor.
 
     Parameters
@@ -247,22 +249,37 @@ def bfs_order(A: Any, AT: Any, start: int) -> tuple[np.ndarray, np.ndarray]:
         None for a directed one.
     start : int
         The first vertex.
+    none : int, default -1
+        The predecessor of the start and of unreached vertices (negative: it also marks
+        a vertex unvisited during the search; SciPy's is -9999).
 
     Returns
     -------
-    order : ndarray of int64
+    order : ndarray of int32 (int64 from 2**31 vertices)
         The vertices in the order they were reached.
-    pred : ndarray of int64
-        Each reached vertex's predecessor, -1 for the start and unreached vertices.
+    pred : ndarray, the dtype of ``order``
+        Each reached vertex's predecessor, ``none`` for the start and unreached vertices.
+
+    Examples
+    --------
+    >>> from gblas.formats.csr import CSR
+    >>> A = CSR.from_coo(np.array([0, 0, 2]), np.array([2, 1, 3]), None, (4, 4),
+    ...                  iso_value=True)
+    >>> order, pred = bfs_order(A, None, 0, none=-9999)
+    >>> order.tolist(), pred.tolist(), order.dtype.name
+    ([0, 1, 2, 3], [-9999, 0, 0, 2], 'int32')
     """
+    if none >= 0:
+        raise ValueError(f"bfs_order: none must be negative, got {none}")
     n = int(A.shape[0])
-    order = np.empty(max(n, 1), dtype=np.int64)
-    pred = np.full(n, -1, dtype=np.int64)
+    dt = np.int32 if n <= np.iinfo(np.int32).max else np.int64
+    order = np.empty(max(n, 1), dtype=dt)
+    pred = np.full(n, none, dtype=dt)
     ptr, idx = uindex(A.indptr), uindex(A.indices)
     if AT is None:
         ptrT, idxT = ptr, idx
     else:
         ptrT, idxT = uindex(AT.indptr), uindex(AT.indices)
     count = _queue_order(ptr, idx, ptrT, idxT, AT is not None, np.int64(start), order, pred)
-    pred[start] = -1
+    pred[start] = none
     return order[:count], pred
