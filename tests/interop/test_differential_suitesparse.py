@@ -316,10 +316,12 @@ def _matvec_operands(data, x_size: str):
 def test_mxv(data):
     dt, s, m, n, Ag, Ax, x = _matvec_operands(data, x_size="n")
     oracle = None
-    if s == "any_second":
+    if s == "any_second" or n == 0:
+        # an empty inner dimension: SuiteSparse 9.4 refuses w(accum) = A (m x 0) x as a
+        # dimension mismatch ("input is 0-by-0"), as in test_mxm: the reference judges
         oracle = lambda **kw: ref.mxv(gbt.to_reference(Ag), gbt.to_reference(x), s, **kw)
     _check(data, m, lambda **kw: gb.mxv(Ag, x, s, **kw),
-           Ax.mxv(_to_x(x), _x_semiring(s, dt)), oracle=oracle)
+           Ax.mxv(_to_x(x), _x_semiring(s, dt)), oracle=oracle, anchor=n > 0)
 
 
 @_settings("vxm")
@@ -327,10 +329,11 @@ def test_mxv(data):
 def test_vxm(data):
     dt, s, m, n, Ag, Ax, x = _matvec_operands(data, x_size="m")
     oracle = None
-    if s == "any_second":
+    if s == "any_second" or m == 0:
+        # an empty inner dimension: SuiteSparse refuses it (see test_mxv)
         oracle = lambda **kw: ref.vxm(gbt.to_reference(x), gbt.to_reference(Ag), s, **kw)
     _check(data, n, lambda **kw: gb.vxm(x, Ag, s, **kw),
-           _to_x(x).vxm(Ax, _x_semiring(s, dt)), oracle=oracle)
+           _to_x(x).vxm(Ax, _x_semiring(s, dt)), oracle=oracle, anchor=m > 0)
 
 
 @_settings("mxm")
