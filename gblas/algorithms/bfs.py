@@ -22,12 +22,6 @@ from ..planner.algorithms import plan_bfs
 from ._progress import Progress
 from .common import check_vertex, square_matrix
 
-#: The fused search returns sparse level (and parent) Vectors when fewer than
-#: ``n / SPARSE_REACH`` vertices are reached: sorting their ids costs less than the passes
-#: and the fresh memory of dense ones over all ``n`` (uk-2007-05-100k from its hub: 5,635
-#: of 100,000 vertices reached).
-SPARSE_REACH = 16
-
 __all__ = ["bfs"]
 
 
@@ -143,18 +137,8 @@ def _fused(A, source: int, parents: bool, plan, progress: bool):
         report.close(f"{stats['levels']} levels ({stats['push']} push, {stats['pull']} "
                      f"pull) in one fused kernel")
     # v = level where level >= 0: the reached vertices (arrays made here: owned, no copy)
-    n = level.size
-    hit = stats.get("reached")
-    if hit is not None and hit.size * SPARSE_REACH < n:
-        # few reached: sparse Vectors over them (sorted), no pass over all n vertices
-        idx = np.sort(hit).astype(np.int64)
-        levels = Vector(VecData(n, idx, level[idx].astype(np.int64)), np.int64, A.device,
-                        owned=True)
-        if not parents:
-            return levels
-        return levels, Vector(VecData(n, idx.copy(), parent[idx]), np.int64, A.device,
-                              owned=True)
     reached = level >= 0
+    n = level.size
     levels = Vector(VecData(n, None, level.astype(np.int64), reached), np.int64, A.device,
                     owned=True)
     if not parents:

@@ -51,37 +51,6 @@ def test_bfs_levels_and_parents(name):
         _check_parent_tree(S, source, lv2, parents)
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_bfs_small_reach_gives_sparse_vectors(seed):
-    """A search that reaches few vertices returns sparse Vectors (ids sorted) with the
-    levels and parent tree of the dense route."""
-    import importlib
-
-    bfs_module = importlib.import_module("gblas.algorithms.bfs")  # the module, not bfs
-
-    rng = np.random.default_rng(seed)
-    n, k = 400, 12  # a random graph on the first k vertices, the rest unreachable
-    r, c = rng.integers(0, k, 40), rng.integers(0, k, 40)
-    S = sp.csr_array((np.ones(40), (r, c)), shape=(n, n))
-    S.sum_duplicates()
-    A = gb.Matrix.from_scipy(S)
-    source = int(r[0])
-    ref = scipy_bfs_levels(S, source)
-    levels, parents = bfs(A, source, parents=True)
-    assert not levels.is_dense_storage and not parents.is_dense_storage
-    assert levels.dtype == parents.dtype == np.int64
-    assert np.array_equal(levels.to_dense(fill=-1), ref)
-    _check_parent_tree(S, source, levels, parents)
-    saved = bfs_module.SPARSE_REACH
-    bfs_module.SPARSE_REACH = 10**9  # the dense route: the same answers
-    try:
-        lv_d, par_d = bfs(A, source, parents=True)
-    finally:
-        bfs_module.SPARSE_REACH = saved
-    assert lv_d.is_dense_storage
-    assert lv_d.isequal(levels, check_dtype=True) and par_d.isequal(parents, check_dtype=True)
-
-
 def test_bfs_parents_are_smallest_id():
     # 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3: vertex 3 has two candidate parents
     A = gb.Matrix.from_coo([0, 0, 1, 2], [1, 2, 3, 3], shape=(4, 4))

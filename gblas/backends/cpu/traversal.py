@@ -146,8 +146,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
     parent : ndarray of int64 or None
         Each reached vertex's parent (the source its own).
     stats : dict
-        ``levels``, ``push`` and ``pull`` level counts, and ``reached``: the reached
-        vertices in the order they were reached (a view of the search's queue).
+        ``levels``, ``push`` and ``pull`` level counts.
     """
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
@@ -194,7 +193,6 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         if state[_TAIL] == state[_HEAD]:
             break
     stats["levels"] = int(state[_DEPTH]) - (1 if stats["push"] + stats["pull"] else 0)
-    stats["reached"] = order[:int(state[_TAIL])]
     return level, (parent if parents else None), stats
 
 
