@@ -574,13 +574,19 @@ def _bfs_reduce(block, comm, r0: int, r1: int, c0: int, c1: int, n: int, source:
 def _launch(A, func, *args):
     """One task per worker (rank = block index), all started together; their results.
     A column grid's ranks get its bounds (they then gather instead of reduce)."""
+    futs, _, key = _submit(A, func, *args)
+    return _wait_ranks(A, futs, key, func.__name__)
+
+
+def _wait_ranks(A, futs: list, key, call: str) -> list:
+    """The results of a call's rank tasks (or of tasks after them); a failed call drops
+    the communicators' id, so the next call starts new ones."""
     from .operations import wait
 
-    futs, _, key = _submit(A, func, *args)
     try:
-        return wait(A.client, futs, func.__name__, A.timeout)
+        return wait(A.client, futs, call, A.timeout)
     except BaseException:
-        _UIDS.pop(key, None)  # a failed call starts the next one with new communicators
+        _UIDS.pop(key, None)
         raise
 
 
@@ -642,7 +648,6 @@ def bfs_levels(A, source: int):
     column grid (there every rank holds all levels: :func:`run_bfs`)."""
     from operator import itemgetter
 
-    from .operations import wait
     from .vector import DistVector
 
     g = A.grid
@@ -650,12 +655,8 @@ def bfs_levels(A, source: int):
         return None
     c, n = A.client, A.shape[0]
     futs, owners, key = _submit(A, _bfs_rank, n, int(source), True)
-    try:
-        meta = wait(c, [c.submit(_without, f, "vector", workers=[w], pure=False)
-                        for f, w in zip(futs, owners)], "bfs", A.timeout)
-    except BaseException:
-        _UIDS.pop(key, None)
-        raise
+    meta = _wait_ranks(A, [c.submit(_without, f, "vector", workers=[w], pure=False)
+                           for f, w in zip(futs, owners)], key, "bfs")
     parts = [c.submit(itemgetter("vector"), f, workers=[w], pure=False)
              for f, w in zip(futs, owners)]
     vec = DistVector(c, g.col_bounds, parts, list(owners), np.int64, A.device, A.timeout)

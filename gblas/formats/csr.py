@@ -113,6 +113,7 @@ def rows_by_scan(xp, indptr, nnz: int, dtype=np.int64):
     out[indptr[full]] = step
     return xp.cumsum(out, dtype=dtype)
 
+
 @register_format
 @dataclass(eq=False)
 class CSR(CompressedEntries, FormatBase):
