@@ -16,7 +16,9 @@ Usage (from the repository root)::
 Figures: per-iteration median of PageRank's iterations 3..20 (compute = the block's
 partial product and the vector step; exchange = the time the host waited on NCCL calls;
 on a column grid the all-gather of the next ``x`` runs on its own stream while the
-product over the rank's own share runs, and its own time is reported beside), BFS's total
+product over the rank's own share runs; on a row grid each share of ``y`` is reduced to
+its rank while the next share is computed; the overlapped collectives' own time is
+reported beside), BFS's total
 and per-level times from vertex 0 (the largest degree of a Kronecker graph without
 relabelling), speedups against 1 GPU at the same scale, weak scaling (scale s on 1 GPU
 against s+1 on 2 GPUs and s+2 on 4), and the bytes each rank sent per PageRank iteration against the
@@ -165,9 +167,10 @@ def main(argv=None) -> None:
     ap.add_argument("--big", type=int, default=0,
                     help="also run PageRank end to end at this scale (float64 weights) on "
                          "the largest GPU count")
-    ap.add_argument("--layout", choices=["columns", "rows"], default="columns",
-                    help="a (1, p) grid (ranks gather x) or a (p, 1) grid (ranks "
-                         "reduce-scatter y)")
+    ap.add_argument("--layout", choices=["columns", "rows"], nargs="+", default=["columns"],
+                    help="a (1, p) grid (ranks gather x) and/or a (p, 1) grid (ranks "
+                         "reduce y share by share); on 1 GPU both are the (1, 1) grid, "
+                         "run once")
     ap.add_argument("--out", default="dist_gpu.md")
     args = ap.parse_args(argv)
 
@@ -187,31 +190,39 @@ def main(argv=None) -> None:
     for g in gpus:
         cluster, client = _cluster(g)
         try:
-            for s in args.scales:
-                try:
-                    D, nnz, gen_s = _graph(client, s, g, layout=args.layout)
-                    r, pr[g, s] = _pagerank(D, args.iters)
-                    lv, bfs[g, s] = _bfs(D)
-                    pr[g, s].update(nnz=nnz, gen=gen_s)
-                    # each grid shape draws its own graph (block counts per grid, the
-                    # balancing relabelling): results are compared with a single process
-                    # in the test suite; here only what holds on any draw is checked
-                    lvd = np.asarray(lv)
-                    checks.append(f"scale {s}, {g} GPUs: PageRank mass {r.sum():.12f}; BFS: "
-                                  f"source at level {int(lvd[0])}, {int((lvd >= 0).sum()):,} "
-                                  f"vertices reached")
-                    del D
-                except Exception as e:  # noqa: BLE001 - report and go on
-                    pr[g, s] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
-                    bfs[g, s] = {"error": pr[g, s]["error"]}
-                client.run(_free_gpu)
+            for lay in args.layout[:1] if g == 1 else args.layout:
+                for s in args.scales:
+                    key = (lay, g, s)
+                    try:
+                        D, nnz, gen_s = _graph(client, s, g, layout=lay)
+                        r, pr[key] = _pagerank(D, args.iters)
+                        lv, bfs[key] = _bfs(D)
+                        pr[key].update(nnz=nnz, gen=gen_s)
+                        # each grid shape draws its own graph (block counts per grid, the
+                        # balancing relabelling): results are compared with a single
+                        # process in the test suite; here only what holds on any draw
+                        lvd = np.asarray(lv)
+                        checks.append(f"{lay}, scale {s}, {g} GPUs: PageRank mass "
+                                      f"{r.sum():.12f}; BFS: source at level {int(lvd[0])}, "
+                                      f"{int((lvd >= 0).sum()):,} vertices reached")
+                        del D
+                    except Exception as e:  # noqa: BLE001 - report and go on
+                        pr[key] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+                        bfs[key] = {"error": pr[key]["error"]}
+                    client.run(_free_gpu)
             if args.big and g == gpus[-1]:
                 lines += _big(client, args.big, g)
         finally:
             client.close()
             cluster.close()
-    lines += _tables(pr, bfs, gpus, args.scales)
-    lines += ["", "## Checks", ""] + [f"- {c}" for c in checks]
+    for lay in args.layout:
+        if len(args.layout) > 1:
+            lines += [f"# {lay} grid ({'(1, p)' if lay == 'columns' else '(p, 1)'})", ""]
+        first = args.layout[0]
+        pick = {d: {(g, s): v[(first if g == 1 else lay, g, s)] for (ly, g, s) in v
+                    if ly == (first if g == 1 else lay)} for d, v in (("pr", pr), ("bfs", bfs))}
+        lines += _tables(pick["pr"], pick["bfs"], gpus, args.scales) + [""]
+    lines += ["## Checks", ""] + [f"- {c}" for c in checks]
     text = "\n".join(lines) + "\n"
     with open(args.out, "w") as f:
         f.write(text)
@@ -244,7 +255,7 @@ def _big(client, scale: int, g: int) -> list:
 
 def _tables(pr, bfs, gpus, scales) -> list:
     out = ["## PageRank per iteration (median of iterations 3..20)", "",
-           "| scale | GPUs | entries | iteration | compute | exchange (waited) | gathers "
+           "| scale | GPUs | entries | iteration | compute | exchange (waited) | collectives "
            f"overlapped (per iteration) | speedup vs {gpus[0]} GPU | bytes sent per rank and "
            "iteration | 2D model bytes |",
            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -258,7 +269,7 @@ def _tables(pr, bfs, gpus, scales) -> list:
             base = pr.get((gpus[0], s), {}).get("iteration")
             sp = f"{base / p['iteration']:.2f}x" if base else "-"
             per_it = 8 * st["nccl_words_per_rank"]
-            gath = st.get("overlapped_gather_s", 0.0) / max(st["iterations"], 1)
+            gath = st.get("overlapped_s", 0.0) / max(st["iterations"], 1)
             out.append(f"| {s} | {g} | {p['nnz']:,} | {p['iteration'] * 1e3:.2f} ms | "
                        f"{p['compute'] * 1e3:.2f} ms | {p['exchange'] * 1e3:.2f} ms | "
                        f"{gath * 1e3:.2f} ms | {sp} | "

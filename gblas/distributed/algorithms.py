@@ -86,7 +86,7 @@ def bfs(A, source: int, *, parents: bool = False, progress: bool = False):
     if not parents and _tier2(A, call):
         from .nccl import bfs_levels, run_bfs
 
-        got = bfs_levels(A, source)  # a column grid: the levels stay on the workers
+        got = bfs_levels(A, source)  # a column or row grid: the levels stay on the workers
         if got is not None:
             return got[0]
         lv, _ = run_bfs(A, source)

@@ -10,6 +10,11 @@ Each worker holds one block ``A_ij`` of the grid on its GPU; an iteration comput
   a rank receives per product.  The block is cut by rows into the ``p`` shares of ``x``:
   the product over the rank's own share runs while the others' shares arrive (the
   gather runs on a side stream), then the other ``p - 1`` parts.
+* **Row grid** ``(p, 1)``: rank ``i`` holds ``A[R_i, :]``, so its product reads only
+  its own share ``x[R_i]``; its partial ``y`` over all vertices is cut by rows into the
+  ``p`` shares, and share ``j`` is reduced to rank ``j`` (an NCCL ``reduce`` on a side
+  stream) while share ``j + 1`` is computed.  No all-gather: what a rank receives is its
+  next product's input.  ``(p - 1) / p * n`` words a rank sends per product.
 * **Other grids**: the block's partial ``A_ij' x_i`` goes into a zeroed buffer of all
   ``n`` vertices, the workers combine the partials with ``reduceScatter`` (each rank gets
   ``y`` over its ``n / p`` share), and ``allGather`` the shares: ``2 (p - 1) / p * n``
@@ -45,8 +50,9 @@ TIER2_ALGORITHMS = ("pagerank", "bfs")
 
 
 def exchange_words(n: int, p: int, grid: tuple) -> dict:
-    """Words per rank and product: NCCL's all-gather (column grid ``(1, p)``) or
-    reduce-scatter + all-gather of ``n`` words, against the 2D model ``n / pc + n / pr``.
+    """Words per rank and product: NCCL's all-gather (column grid ``(1, p)``), reduces
+    (row grid ``(p, 1)``) or reduce-scatter + all-gather of ``n`` words, against the 2D
+    model ``n / pc + n / pr``.
 
     Examples
     --------
@@ -54,7 +60,7 @@ def exchange_words(n: int, p: int, grid: tuple) -> dict:
     1000
     """
     pr, pc = grid
-    rounds = 1 if pr == 1 else 2  # a column grid gathers only
+    rounds = 1 if 1 in (pr, pc) else 2  # a column grid gathers only, a row grid reduces
     nccl = 0 if p <= 1 else rounds * (p - 1) * n // p
     return {"nccl_words_per_rank": nccl, "model_words": n // pc + n // pr}
 
@@ -115,8 +121,8 @@ _COMMS: dict = {}
 #: On the client: (client, workers of the ranks) -> the unique id their ranks share.
 _UIDS: dict = {}
 
-#: On a worker: id of a column grid's block -> (weak reference to it, bounds, its row
-#: parts), while the block lives (keyed by identity: gblas objects refuse ``==``).
+#: On a worker: id of a block -> (weak reference to it, tag, the parts cut from it),
+#: while the block lives (keyed by identity: gblas objects refuse ``==``).
 _PARTS: dict = {}
 
 
@@ -136,9 +142,9 @@ class _Comm:
         if self.comm is None:
             self.comm = _COMMS[key] = nccl.NcclCommunicator(nranks, uid, rank)
         self.stream = cupy.cuda.Stream.null
-        self.side = None  # the stream of the gathers that overlap a product
+        self.side = None  # the stream of the collectives that overlap a product
         self.seconds = 0.0  # exposed: the host waited on a collective
-        self.gather_s = 0.0  # the overlapped gathers' own time on their stream
+        self.overlapped_s = 0.0  # the overlapped collectives' own time on their stream
         self.bytes = 0
 
     def _dtype(self, a):
@@ -166,9 +172,9 @@ class _Comm:
                                                 self._dtype(send), self.stream.ptr),
                     (self.p - 1) * send.nbytes)
 
-    def start_all_gather(self, send, recv):
-        """Queue an all-gather on the side stream behind the work queued so far and
-        return at once (the current stream goes on); :meth:`finish` waits for it."""
+    def _start(self, launch, nbytes: int):
+        """Queue ``launch(stream pointer)`` on the side stream behind the work queued so
+        far on the current one, and return at once; :meth:`finish` waits for it."""
         cp = self.cp
         if self.side is None:
             self.side = cp.cuda.Stream(non_blocking=True)
@@ -177,19 +183,33 @@ class _Comm:
         self.side.wait_event(ready)
         t0, t1 = cp.cuda.Event(), cp.cuda.Event()
         t0.record(self.side)
-        self.comm.allGather(send.data.ptr, recv.data.ptr, send.size, self._dtype(send),
-                            self.side.ptr)
+        launch(self.side.ptr)
         t1.record(self.side)
-        return t0, t1, (self.p - 1) * send.nbytes
+        return t0, t1, nbytes
+
+    def start_all_gather(self, send, recv):
+        """An all-gather that overlaps the work queued after it (see :meth:`_start`)."""
+        return self._start(lambda st: self.comm.allGather(
+            send.data.ptr, recv.data.ptr, send.size, self._dtype(send), st),
+            (self.p - 1) * send.nbytes)
+
+    def start_reduce(self, send, recv, root: int, op="sum"):
+        """Reduce ``send`` of every rank into ``recv`` of rank ``root`` (its first
+        ``send.size`` entries), overlapping the work queued after it.  A ring reduce has
+        each rank but the root send the buffer once: ``(p - 1) / p`` of it on average."""
+        red = self.nccl.NCCL_SUM if op == "sum" else self.nccl.NCCL_MAX
+        return self._start(lambda st: self.comm.reduce(
+            send.data.ptr, recv.data.ptr, send.size, self._dtype(send), red, root, st),
+            (self.p - 1) * send.nbytes // self.p)
 
     def finish(self, pending) -> None:
-        """Wait for a gather of :meth:`start_all_gather` (the wait counts as exchange)."""
+        """Wait for a collective of :meth:`_start` (the wait counts as exchange)."""
         t0, t1, nbytes = pending
         t = time.perf_counter()
         t1.synchronize()
         self.seconds += time.perf_counter() - t
         self.bytes += nbytes
-        self.gather_s += self.cp.cuda.get_elapsed_time(t0, t1) / 1e3
+        self.overlapped_s += self.cp.cuda.get_elapsed_time(t0, t1) / 1e3
 
     def all_reduce(self, buf, op="sum"):
         red = self.nccl.NCCL_SUM if op == "sum" else self.nccl.NCCL_MAX
@@ -234,19 +254,21 @@ def _partial(block, x_seg, semiring: str, transposed: bool):
     return v if y.present is None else cupy.where(y.present, v, 0.0)
 
 
-def _reached(block, frontier):
-    """Rows of ``block'`` with a stored entry in a column where the 0/1 byte map
-    ``frontier`` is 1, as a bool CuPy array: ``block' lor.second frontier``, structural as
-    BFS is.  A byte per vertex of ``x`` (not the 8 of a float64 product), and CSR pinned: a
-    traversal's few products do not pay a format's build (the ski rental, counting uses
-    across calls, built the light panels inside a search: 0.38 s for each of the two
-    parts of Kronecker 27 on two GPUs, to save 2 ms a level)."""
+def _reached(block, frontier, transposed: bool = True):
+    """Rows of ``block'`` (``block`` when not ``transposed``) with a stored entry in a
+    column where the 0/1 byte map ``frontier`` is 1, as a bool CuPy array:
+    ``block' lor.second frontier``, structural as BFS is.  A byte per vertex of ``x``
+    (not the 8 of a float64 product), and CSR pinned: a traversal's few products do not
+    pay a format's build (the ski rental, counting uses across calls, built the light
+    panels inside a search: 0.38 s for each of the two parts of Kronecker 27 on two
+    GPUs, to save 2 ms a level)."""
     from ..config import config
     from ..core.operations import mxv
     from ..core.vector import Vector
 
     with config(format="csr"):
-        y = mxv(block.T, Vector.from_dense(frontier.view(bool)), "lor_second").dense_data()
+        y = mxv(block.T if transposed else block, Vector.from_dense(frontier.view(bool)),
+                "lor_second").dense_data()
     v = y.values.astype(bool, copy=False)
     return v if y.present is None else v & y.present
 
@@ -305,6 +327,27 @@ def _column_grid(bounds, rank: int, r0: int, r1: int, c0: int, n: int) -> bool:
     return bounds is not None and r0 == 0 and r1 == n and int(bounds[rank]) == c0
 
 
+def _row_grid(bounds, rank: int, r0: int, c0: int, c1: int, n: int) -> bool:
+    """Whether the rank's block spans every column and its rows are its share."""
+    return bounds is not None and c0 == 0 and c1 == n and int(bounds[rank]) == r0
+
+
+def _kept(block, tag, make):
+    """``make()``, kept with ``block`` for the next call under ``tag`` (with the formats
+    the planner builds for it) while the block lives; another tag replaces it."""
+    got = _PARTS.get(id(block))
+    if got is None or got[0]() is not block or got[1] != tag:
+        if got is None or got[0]() is not block:
+            weakref.finalize(block, _PARTS.pop, id(block), None)
+        got = _PARTS[id(block)] = (weakref.ref(block), tag, make())
+    return got[2]
+
+
+def _cut(block, bounds: list) -> list:
+    """The block cut by rows at ``bounds``."""
+    return [_rows(block, a, b) for a, b in zip(bounds, bounds[1:])]
+
+
 class _Shares:
     """The ``p`` vertex shares of a column grid, each padded to the widest for NCCL's
     equal-count gathers: the rank's own share, and a gathered buffer's part ``i``."""
@@ -315,19 +358,16 @@ class _Shares:
         self.lo, self.hi = self.bounds[rank], self.bounds[rank + 1]
         self.rank = rank
         self.chunk = max(b - a for a, b in zip(self.bounds, self.bounds[1:]))
-        # the block cut by rows into the shares of x, kept with the block for the next
-        # call (with the formats the planner builds for them)
-        got = _PARTS.get(id(block))
-        if got is None or got[0]() is not block or got[1] != (self.bounds, rank):
-            parts = [_rows(block, a, b) for a, b in zip(self.bounds, self.bounds[1:])]
-            # beyond two ranks the others' rows form one matrix over the gathered buffer's
-            # padded layout: one product instead of p - 1 (its entries are a copy)
+
+        def make():
+            # the block cut by rows into the shares of x; beyond two ranks the others'
+            # rows also form one matrix over the gathered buffer's padded layout: one
+            # product instead of p - 1 (its entries are a copy)
             others = _padded_others(block, self.bounds, rank, self.chunk) if self.p > 2 \
                 else None
-            got = (weakref.ref(block), (self.bounds, rank), parts, others)
-            _PARTS[id(block)] = got
-            weakref.finalize(block, _PARTS.pop, id(block), None)
-        self.parts, self.others = got[2], got[3]
+            return _cut(block, self.bounds), others
+
+        self.parts, self.others = _kept(block, ("columns", self.bounds, rank), make)
 
     def part(self, buf, i: int):
         return buf[i * self.chunk:i * self.chunk + self.bounds[i + 1] - self.bounds[i]]
@@ -353,7 +393,7 @@ def _pagerank_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1:
                    n: int, alpha: float, limit: float, max_iter: int, pattern: bool,
                    bounds=None):
     """One rank of tier-2 PageRank; returns its share of the ranks and the timings.
-    ``bounds``: the grid's column bounds when it is a column grid."""
+    ``bounds``: the grid's column bounds on a column grid, its row bounds on a row grid."""
     from ..config import config
 
     comm = _Comm(p, uid, rank)
@@ -362,6 +402,9 @@ def _pagerank_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1:
         if _column_grid(bounds, rank, r0, r1, c0, n):
             return _pagerank_gather(block, comm, _Shares(block, bounds, rank), n, alpha,
                                     limit, max_iter, pattern)
+        if _row_grid(bounds, rank, r0, c0, c1, n):
+            return _pagerank_rows(block, comm, [int(b) for b in bounds], n, alpha, limit,
+                                  max_iter, pattern)
         return _pagerank_scatter(block, comm, r0, r1, c0, c1, n, alpha, limit, max_iter,
                                  pattern)
 
@@ -412,7 +455,66 @@ def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: floa
             break
     return {"lo": lo, "ranks": cupy.asnumpy(r), "iterations": it, "err": err,
             "compute_s": steps.compute, "exchange_s": steps.exchange, "bytes": comm.bytes,
-            "overlapped_gather_s": comm.gather_s}
+            "overlapped_s": comm.overlapped_s}
+
+
+def _row_pieces(block, bounds: list) -> list:
+    """A row grid's block ``A[R_i, :]`` as the pieces ``A[R_i, R_j]'`` (rows of its
+    transpose cut at the shares), kept with the block."""
+    return _kept(block, ("rows", bounds), lambda: _cut(block.T, bounds))
+
+
+def _reduce_pieces(comm, pieces: list, product, x, recv, op: str = "sum") -> None:
+    """``recv`` of rank ``j`` = the sum (or max) over the ranks of ``product(pieces[j], x)``:
+    piece ``j`` is reduced to rank ``j`` on the side stream while piece ``j + 1`` is
+    computed; returns once every reduce is done."""
+    pending = []
+    for j, piece in enumerate(pieces):
+        part = product(piece, x)
+        pending.append((part, comm.start_reduce(part, recv, j, op)))  # part kept alive
+    for _, started in pending:
+        comm.finish(started)
+
+
+def _pagerank_rows(block, comm, bounds: list, n: int, alpha: float, limit: float,
+                   max_iter: int, pattern: bool):
+    """Row-grid PageRank: ``y`` over the own share arrives by reduces that overlap the
+    products; the next product needs nothing else."""
+    import cupy
+
+    lo, hi = bounds[comm.rank], bounds[comm.rank + 1]
+    pieces = _row_pieces(block, bounds)
+    # out-degrees of the own vertices: the block's row sums (it holds all their columns)
+    d = _partial(block, cupy.ones(n, dtype=cupy.float64),
+                 "plus_pair" if pattern else "plus_times", False)
+    w = cupy.where(d != 0, alpha / cupy.where(d != 0, d, 1.0), 0.0)
+    r = cupy.full(hi - lo, 1.0 / n)
+    s = r * w
+    y = cupy.zeros(hi - lo, dtype=cupy.float64)
+    scal = cupy.zeros(2, dtype=cupy.float64)
+    scal[1] = r[w == 0].sum()
+    comm.all_reduce(scal)
+    m = float(scal[1])
+    mul = "plus_second" if pattern else "plus_times"
+    steps = _Steps(comm)
+    err, it = float("inf"), 0
+    for k in range(1, max_iter + 1):
+        it = k
+        with steps.step():
+            # y_j = sum_i A[R_i, R_j]' s_i, reduced to rank j
+            _reduce_pieces(comm, pieces, lambda P, x: _partial(P, x, mul, False), s, y)
+            rn = y + (alpha * m + 1.0 - alpha) / n
+            scal[0] = cupy.abs(rn - r).sum()
+            scal[1] = rn[w == 0].sum()
+            r = rn
+            s = r * w
+            comm.all_reduce(scal)
+            err, m = float(scal[0]), float(scal[1])
+        if err < limit:
+            break
+    return {"lo": lo, "ranks": cupy.asnumpy(r), "iterations": it, "err": err,
+            "compute_s": steps.compute, "exchange_s": steps.exchange, "bytes": comm.bytes,
+            "overlapped_s": comm.overlapped_s}
 
 
 def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
@@ -443,10 +545,6 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
     comm.all_reduce(scal)
     m = float(scal[1])
     mul = "plus_second" if pattern else "plus_times"
-    # a row grid whose rows are this rank's share: the reduce-scatter hands each rank the
-    # y of its own rows, all its next product needs (no all-gather; the partial over all
-    # columns is the reduce-scatter's buffer when n fills the shares exactly)
-    own_rows = (r0, r1, c0, c1) == (lo, hi, 0, n)
     ybuf = cupy.zeros(npad, dtype=cupy.float64)
     yshare = cupy.zeros(chunk, dtype=cupy.float64)
     steps = _Steps(comm)
@@ -455,21 +553,15 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
     for k in range(1, max_iter + 1):
         it = k
         with steps.step():
-            x = s_share[:hi - lo] if own_rows else s_full[r0:r1]
-            y = _partial(block, x, mul, True)
-            if own_rows and npad == n:
-                ybuf = y
-            else:
-                ybuf.fill(0.0)
-                ybuf[c0:c1] = y
+            ybuf.fill(0.0)
+            ybuf[c0:c1] = _partial(block, s_full[r0:r1], mul, True)
             comm.reduce_scatter(ybuf, yshare)
             rn = yshare[:hi - lo] + (alpha * m + 1.0 - alpha) / n
             scal[0] = cupy.abs(rn - r).sum()
             scal[1] = rn[w == 0].sum()
             r = rn
             s_share[:hi - lo] = r * w
-            if not own_rows:
-                comm.all_gather(s_share, s_full)
+            comm.all_gather(s_share, s_full)
             comm.all_reduce(scal)
             err, m = float(scal[0]), float(scal[1])
         if err < limit:
@@ -480,12 +572,14 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
 
 def _bfs_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: int, n: int,
               source: int, keep: bool = False, bounds=None):
-    """One rank of tier-2 BFS (levels; the frontier replicated as a byte map).  ``keep``:
-    a column grid's rank keeps its share of the levels as a gblas Vector on its device
+    """One rank of tier-2 BFS (levels; the frontier as a byte map).  ``keep``: a column
+    or row grid's rank keeps its share of the levels as a gblas Vector on its device
     (``"vector"``) instead of sending them to the client (``"levels"``)."""
     comm = _Comm(p, uid, rank)
     if _column_grid(bounds, rank, r0, r1, c0, n):
         return _bfs_gather(comm, _Shares(block, bounds, rank), source, keep)
+    if _row_grid(bounds, rank, r0, c0, c1, n):
+        return _bfs_rows(block, comm, [int(b) for b in bounds], source, keep)
     return _bfs_reduce(block, comm, r0, r1, c0, c1, n, source)
 
 
@@ -517,17 +611,57 @@ def _bfs_gather(comm, sh: _Shares, source: int, keep: bool = False):
             count = int(q.sum())
         if count == 0:
             break
+    return _bfs_share(levels, lo, depth, steps, keep, sh.parts[sh.rank].device)
+
+
+def _bfs_share(levels, lo: int, depth: int, steps, keep: bool, device: str) -> dict:
+    """A rank's share of the levels: kept as a gblas Vector on its device
+    (``"vector"``), or sent to the client (``"levels"``)."""
+    comm = steps.comm
     out = {"lo": lo, "depth": depth - 1, "compute_s": steps.compute,
            "exchange_s": steps.exchange, "bytes": comm.bytes}
     if keep:
         from ..backends.registry import VecData
         from ..core.vector import Vector
 
-        out["vector"] = Vector(VecData(hi - lo, None, levels, levels >= 0),
-                               np.dtype(np.int64), sh.parts[sh.rank].device)
+        out["vector"] = Vector(VecData(levels.size, None, levels, levels >= 0),
+                               np.dtype(np.int64), device)
     else:
         out["levels"] = _wire_levels(levels, depth)
     return out
+
+
+def _bfs_rows(block, comm, bounds: list, source: int, keep: bool = False):
+    """Row-grid BFS: the next frontier over the own share arrives by max-reduces of
+    bytes that overlap the products; the next product needs nothing else."""
+    import cupy
+
+    lo, hi = bounds[comm.rank], bounds[comm.rank + 1]
+    pieces = _row_pieces(block, bounds)
+    levels = cupy.full(hi - lo, -1, dtype=cupy.int64)
+    q = cupy.zeros(hi - lo, dtype=cupy.uint8)
+    if lo <= source < hi:
+        levels[source - lo] = 0
+        q[source - lo] = 1
+    got = cupy.zeros(hi - lo, dtype=cupy.uint8)
+    count = cupy.zeros(1, dtype=cupy.int64)
+    steps = _Steps(comm)
+    depth = 0
+    while True:
+        depth += 1
+        with steps.step():
+            # reached_j = max_i (A[R_i, R_j]' lor.second q_i), reduced to rank j
+            _reduce_pieces(comm, pieces, lambda P, x: _reached(P, x, False).view(cupy.uint8),
+                           q, got, "max")
+            nxt = got.view(bool) & (levels < 0)
+            levels[nxt] = depth
+            q = nxt.view(cupy.uint8)
+            count[0] = nxt.sum()
+            comm.all_reduce(count)
+            found = int(count[0])
+        if found == 0:
+            break
+    return _bfs_share(levels, lo, depth, steps, keep, pieces[0].device)
 
 
 def _wire_levels(levels, depth: int):
@@ -573,7 +707,7 @@ def _bfs_reduce(block, comm, r0: int, r1: int, c0: int, c1: int, n: int, source:
 
 def _launch(A, func, *args):
     """One task per worker (rank = block index), all started together; their results.
-    A column grid's ranks get its bounds (they then gather instead of reduce)."""
+    A column or row grid's ranks get its shares' bounds (:func:`_share_bounds`)."""
     futs, _, key = _submit(A, func, *args)
     return _wait_ranks(A, futs, key, func.__name__)
 
@@ -590,12 +724,20 @@ def _wait_ranks(A, futs: list, key, call: str) -> list:
         raise
 
 
+def _share_bounds(A):
+    """The vertex shares of a square column grid (its column bounds) or row grid (its
+    row bounds): the ranks then exchange shares only; None on other grids."""
+    g = A.grid
+    if A.shape[0] != A.shape[1] or 1 not in (g.pr, g.pc):
+        return None
+    return [int(b) for b in (g.col_bounds if g.pr == 1 else g.row_bounds)]
+
+
 def _submit(A, func, *args):
     """The rank tasks of :func:`_launch`, submitted: ``(futures, owners, key)``, the key
     of the communicators they share."""
     c, g = A.client, A.grid
-    square = g.pr == 1 and A.shape[0] == A.shape[1]
-    bounds = [int(b) for b in g.col_bounds] if square else None
+    bounds = _share_bounds(A)
     p = g.pr * g.pc
     owners = tuple(g.owner(i, j) for i in range(g.pr) for j in range(g.pc))
     # the same ranks on the same workers reuse their communicators (one id per set)
@@ -643,15 +785,16 @@ def _without(res: dict, key: str) -> dict:
 
 
 def bfs_levels(A, source: int):
-    """Tier-2 BFS levels as a DistVector over the columns whose segments stay on the GPU
-    workers (no trip through the client), with the stats; None on a grid that is not a
-    column grid (there every rank holds all levels: :func:`run_bfs`)."""
+    """Tier-2 BFS levels as a DistVector over the shares of a column or row grid whose
+    segments stay on the GPU workers (no trip through the client), with the stats; None
+    on other grids (there every rank holds all levels: :func:`run_bfs`)."""
     from operator import itemgetter
 
     from .vector import DistVector
 
     g = A.grid
-    if not (g.pr == 1 and A.shape[0] == A.shape[1]):
+    bounds = _share_bounds(A)
+    if bounds is None:
         return None
     c, n = A.client, A.shape[0]
     futs, owners, key = _submit(A, _bfs_rank, n, int(source), True)
@@ -659,7 +802,8 @@ def bfs_levels(A, source: int):
                            for f, w in zip(futs, owners)], key, "bfs")
     parts = [c.submit(itemgetter("vector"), f, workers=[w], pure=False)
              for f, w in zip(futs, owners)]
-    vec = DistVector(c, g.col_bounds, parts, list(owners), np.int64, A.device, A.timeout)
+    vec = DistVector(c, np.asarray(bounds), parts, list(owners), np.int64, A.device,
+                     A.timeout)
     return vec, _stats(meta, n, g)
 
 
@@ -671,6 +815,6 @@ def _stats(res: list, n: int, grid) -> dict:
             "compute_s": comp.max(axis=0).tolist(),
             "exchange_s": exch.max(axis=0).tolist(),
             "bytes_per_rank": max(r["bytes"] for r in res),
-            # a column grid's gathers on their own stream, overlapping the products
-            "overlapped_gather_s": max(r.get("overlapped_gather_s", 0.0) for r in res),
+            # collectives on their own stream, overlapping the products
+            "overlapped_s": max(r.get("overlapped_s", 0.0) for r in res),
             **exchange_words(n, p, (grid.pr, grid.pc))}

@@ -492,6 +492,7 @@ class _FakeComm:
 
     groups: dict = {}
     gathers = 0
+    reduces = 0
 
     def __init__(self, p, uid, rank):
         import threading
@@ -523,7 +524,14 @@ class _FakeComm:
 
     def start_all_gather(self, send, recv):
         self.all_gather(send, recv)
-        self.gather_s = 0.0
+        self.overlapped_s = 0.0
+
+    def start_reduce(self, send, recv, root, op="sum"):
+        _FakeComm.reduces += 1
+        total = self._fold(self._all(send), op)
+        if self.rank == root:
+            recv[:send.size] = total
+        self.overlapped_s = 0.0
 
     def finish(self, pending):
         pass
@@ -579,14 +587,17 @@ def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
 
     want_r = gb.algorithms.pagerank(A, tol=1e-9).to_dense()
     want_lv = gb.algorithms.bfs(A, 0).to_dense(fill=-1)
-    # a column grid's ranks gather (given the bounds) or reduce-scatter (not given)
-    modes = [None, [int(b) for b in cb]] if grid[0] == 1 else [None]
+    # a column grid's ranks gather, a row grid's reduce shares (given the bounds), any
+    # grid's reduce-scatter and gather (not given)
+    shares = cb if grid[0] == 1 else rb if grid[1] == 1 else None
+    modes = [None] if shares is None else [None, [int(b) for b in shares]]
     for bounds in modes:
-        _FakeComm.gathers = 0
+        _FakeComm.gathers = _FakeComm.reduces = 0
         res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
         np.testing.assert_allclose(assemble(res, "ranks"), want_r, atol=1e-9)
-        if grid[0] > 1 == grid[1] and n % grid[0] == 0:  # equal row shares: no gathers
-            assert _FakeComm.gathers == p     # in the loop, one each before it
+        if bounds is not None and grid[0] > 1:  # a row grid: a reduce per share, no gather
+            assert _FakeComm.gathers == 0
+            assert _FakeComm.reduces == p * p * res[0]["iterations"]
         st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
         assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
         for source in (0, n - 1):

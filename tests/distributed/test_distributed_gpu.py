@@ -47,8 +47,9 @@ def test_nccl_tier_pagerank_and_bfs(client):
     from gblas.distributed.generators import kronecker
 
     n = len(client.scheduler_info(n_workers=-1)["workers"])
-    # a column grid (its BFS levels stay on the workers) and, on 4 GPUs, a 2 x 2 grid
-    for grid in [(1, 2)] + ([(2, 2)] if n >= 4 else []):
+    # a column and a row grid (their BFS levels stay on the workers) and, on 4 GPUs, a
+    # 2 x 2 grid and a ragged row grid
+    for grid in [(1, 2), (2, 1)] + ([(2, 2), (3, 1)] if n >= 4 else []):
         D = kronecker(client, 14, 16, grid=grid, seed=3, device="gpu")
         assert D.device == "gpu"
         plan = gb.explain(gb.algorithms.pagerank, D)
@@ -63,7 +64,7 @@ def test_nccl_tier_pagerank_and_bfs(client):
         np.testing.assert_allclose(r, gb.algorithms.pagerank(A).to_dense(), atol=1e-9)
         levels = gb.algorithms.bfs(D, 0)
         assert levels.dtype == np.int64
-        assert levels.device == "gpu" or grid[0] > 1  # a column grid's stay on the GPUs
+        assert levels.device == "gpu" or 1 not in grid  # kept on the GPUs
         assert_equal(levels.gather(), gb.algorithms.bfs(A, 0))
         assert_equal(gb.algorithms.bfs(D, A.shape[0] - 1).gather(),
                      gb.algorithms.bfs(A, A.shape[0] - 1))
