@@ -171,6 +171,9 @@ def main(argv=None) -> None:
                     help="a (1, p) grid (ranks gather x) and/or a (p, 1) grid (ranks "
                          "reduce y share by share); on 1 GPU both are the (1, 1) grid, "
                          "run once")
+    ap.add_argument("--row-split", type=int, nargs="+", default=None,
+                    help="rows layout: time each of these pieces per share "
+                         "(gblas.distributed.nccl.ROW_SPLIT; default its value)")
     ap.add_argument("--out", default="dist_gpu.md")
     args = ap.parse_args(argv)
 
@@ -186,6 +189,9 @@ def main(argv=None) -> None:
                                               if _has_nccl() else
                                               "CuPy without NCCL bindings: the tasks tier "
                                               "(exchange through Dask) is timed instead"), ""]
+    if args.row_split and "rows" in args.layout:
+        i = args.layout.index("rows")
+        args.layout[i:i + 1] = [f"rows:{k}" for k in args.row_split]
     pr, bfs, checks = {}, {}, []
     for g in gpus:
         cluster, client = _cluster(g)
@@ -194,7 +200,9 @@ def main(argv=None) -> None:
                 for s in args.scales:
                     key = (lay, g, s)
                     try:
-                        D, nnz, gen_s = _graph(client, s, g, layout=lay)
+                        if ":" in lay:
+                            client.run(_set_split, int(lay.split(":")[1]))
+                        D, nnz, gen_s = _graph(client, s, g, layout=lay.split(":")[0])
                         r, pr[key] = _pagerank(D, args.iters)
                         lv, bfs[key] = _bfs(D)
                         pr[key].update(nnz=nnz, gen=gen_s)
@@ -217,7 +225,9 @@ def main(argv=None) -> None:
             cluster.close()
     for lay in args.layout:
         if len(args.layout) > 1:
-            lines += [f"# {lay} grid ({'(1, p)' if lay == 'columns' else '(p, 1)'})", ""]
+            grid = "(1, p)" if lay == "columns" else "(p, 1)"
+            split = f", {lay.split(':')[1]} pieces a share" if ":" in lay else ""
+            lines += [f"# {lay.split(':')[0]} grid {grid}{split}", ""]
         first = args.layout[0]
         pick = {d: {(g, s): v[(first if g == 1 else lay, g, s)] for (ly, g, s) in v
                     if ly == (first if g == 1 else lay)} for d, v in (("pr", pr), ("bfs", bfs))}
@@ -227,6 +237,12 @@ def main(argv=None) -> None:
     with open(args.out, "w") as f:
         f.write(text)
     print(text)
+
+
+def _set_split(k: int) -> None:
+    from gblas.distributed import nccl
+
+    nccl.ROW_SPLIT = k
 
 
 def _free_gpu():

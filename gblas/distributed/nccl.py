@@ -458,21 +458,37 @@ def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: floa
             "overlapped_s": comm.overlapped_s}
 
 
-def _row_pieces(block, bounds: list) -> list:
-    """A row grid's block ``A[R_i, :]`` as the pieces ``A[R_i, R_j]'`` (rows of its
-    transpose cut at the shares), kept with the block."""
-    return _kept(block, ("rows", bounds), lambda: _cut(block.T, bounds))
+#: Pieces each share of a row grid's partial product is cut into: the reduce of the last
+#: piece overlaps no product, so smaller pieces shorten that tail; each piece costs a
+#: product call and a reduce.
+ROW_SPLIT = 2
+
+
+def _row_pieces(block, bounds: list, split: int | None = None) -> list:
+    """A row grid's block ``A[R_i, :]`` as pieces of ``A[R_i, R_j]'`` (rows of its
+    transpose cut at the shares, each share in ``split`` parts), kept with the block:
+    ``(root j, offset in rank j's share, piece)``."""
+    split = ROW_SPLIT if split is None else split
+
+    def make():
+        out = []
+        for j, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            cuts = [a + (b - a) * t // split for t in range(split + 1)]
+            out += [(j, lo - a, P) for lo, P in zip(cuts, _cut(block.T, cuts)) if P.shape[0]]
+        return out
+
+    return _kept(block, ("rows", bounds, split), make)
 
 
 def _reduce_pieces(comm, pieces: list, product, x, recv, op: str = "sum") -> None:
-    """``recv`` of rank ``j`` = the sum (or max) over the ranks of ``product(pieces[j], x)``:
-    piece ``j`` is reduced to rank ``j`` on the side stream while piece ``j + 1`` is
-    computed; returns once every reduce is done."""
+    """``recv`` of rank ``j`` = the sum (or max) over the ranks of the products of its
+    pieces, ``product(piece, x)``: each piece is reduced to its rank on the side stream
+    while the next one is computed; returns once every reduce is done."""
     pending = []
-    for j, piece in enumerate(pieces):
+    for root, at, piece in pieces:
         part = product(piece, x)
-        pending.append((part, comm.start_reduce(part, recv, j, op)))  # part kept alive
-    for _, started in pending:
+        pending.append((part, comm.start_reduce(part, recv[at:at + part.size], root, op)))
+    for _, started in pending:  # the parts kept alive until their reduce is done
         comm.finish(started)
 
 
@@ -661,7 +677,7 @@ def _bfs_rows(block, comm, bounds: list, source: int, keep: bool = False):
             found = int(count[0])
         if found == 0:
             break
-    return _bfs_share(levels, lo, depth, steps, keep, pieces[0].device)
+    return _bfs_share(levels, lo, depth, steps, keep, block.device)
 
 
 def _wire_levels(levels, depth: int):

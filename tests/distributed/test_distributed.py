@@ -555,7 +555,7 @@ def fake_gpu(monkeypatch):
 
 
 @pytest.mark.parametrize("grid", [(1, 1), (1, 2), (1, 3), (2, 2), (2, 1), (4, 1), (3, 1)])
-def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
+def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid, monkeypatch):
     from concurrent.futures import ThreadPoolExecutor
 
     from gblas.distributed.matrix import _block
@@ -595,9 +595,19 @@ def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid):
         _FakeComm.gathers = _FakeComm.reduces = 0
         res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
         np.testing.assert_allclose(assemble(res, "ranks"), want_r, atol=1e-9)
-        if bounds is not None and grid[0] > 1:  # a row grid: a reduce per share, no gather
+        if bounds is not None and grid[0] > 1:  # a row grid: a reduce per piece, no gather
             assert _FakeComm.gathers == 0
-            assert _FakeComm.reduces == p * p * res[0]["iterations"]
+            pieces = p * nccl.ROW_SPLIT  # each share in ROW_SPLIT pieces
+            assert _FakeComm.reduces == p * pieces * res[0]["iterations"]
+            default = nccl.ROW_SPLIT
+            for split in (1, 3, default):  # whole shares; ragged pieces
+                monkeypatch.setattr(nccl, "ROW_SPLIT", split)
+                res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
+                np.testing.assert_allclose(assemble(res, "ranks"), want_r, atol=1e-9)
+                for source in (0, n - 1):
+                    want = gb.algorithms.bfs(A, source).to_dense(fill=-1)
+                    lv = assemble(ranks(nccl._bfs_rank, n, source, bounds=bounds), "levels")
+                    np.testing.assert_array_equal(lv, want)
         st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
         assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
         for source in (0, n - 1):
