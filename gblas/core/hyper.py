@@ -86,6 +86,13 @@ def involved(*objs) -> bool:
     return False
 
 
+def runs_as_csr(base: Matrix, device: str) -> bool:
+    """Whether a product over ``base`` runs its ordinary plan although a dimension is far
+    above its entries: on the GPU, where the compact problem is not built, a Matrix stored
+    as CSR (its row pointers exist already) does; a Hypersparse one cannot."""
+    return device != "cpu" and not base.is_hypersparse
+
+
 def check_cpu(device: str, call: str) -> None:
     if device != "cpu":
         raise bad_arg(InvalidValue, call, "device", "'cpu' for hypersparse operands (a "

@@ -54,7 +54,8 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
                                             out=out, replace=replace, A=base, x=x)
     if _flip:
         s = _flipped(s)
-    if hyper.involved(base):  # rows or columns far above the entries: the compact product
+    if hyper.involved(base) and not hyper.runs_as_csr(base, device):
+        # rows or columns far above the entries: the compact product
         return hyper.prepare_mxv(base, transposed, x, s, mask, accum, out, replace, device,
                                  _call, prepare_mxv, writeback_vector)
     plan = plan_mxv(base, transposed, x, mask, s, config.current())

@@ -458,10 +458,10 @@ def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: floa
             "overlapped_s": comm.overlapped_s}
 
 
-#: Pieces each share of a row grid's partial product is cut into: the reduce of the last
-#: piece overlaps no product, so smaller pieces shorten that tail; each piece costs a
-#: product call and a reduce.
-ROW_SPLIT = 2
+#: Pieces each share of a row grid's partial product is cut into.  The reduce of the last
+#: piece overlaps no product, so smaller pieces shorten that tail, but each piece costs a
+#: product call and a reduce, which cost more (``benchmarks/results/distributed_gpu.md``).
+ROW_SPLIT = 1
 
 
 def _row_pieces(block, bounds: list, split: int | None = None) -> list:

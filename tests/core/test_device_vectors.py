@@ -112,3 +112,24 @@ def test_gpu_write_back_into_a_sparse_vector_far_larger_than_its_entries():
         gb.apply(q, "second", right=depth, mask=q.S, out=levels)
     i, v = levels.to("cpu").to_coo()
     assert i.tolist() == [0, 1, 2, 3] and v.tolist() == [0, 1, 2, 3]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("transposed", [False, True])
+def test_gpu_product_of_a_csr_far_larger_than_its_entries(transposed):
+    """A CSR-stored Matrix whose rows far outnumber its entries (a row piece of a
+    distributed block) runs its ordinary product on the GPU, as the CPU's compact one."""
+    from gblas.formats import CSR
+
+    n, rng = 1 << 21, np.random.default_rng(3)
+    rows = np.sort(rng.choice(n, 40, replace=False))
+    cols = rng.integers(0, 64, 40)
+    S = gb.Matrix.from_coo(rows, cols, rng.random(40), shape=(n, 64)).csr()
+    A = gb.Matrix(CSR(S.shape, S.indptr, S.indices, S.values, S.dtype, S.iso_value, "cpu"))
+    assert not A.is_hypersparse
+    op = (lambda M: M.T) if transposed else (lambda M: M)
+    x = gb.Vector.from_dense(rng.random(A.shape[0] if transposed else 64))
+    want = gb.mxv(op(A), x, "plus_times")
+    got = gb.mxv(op(A.to("gpu")), x.to("gpu"), "plus_times").to("cpu")
+    np.testing.assert_allclose(got.to_dense(), want.to_dense(), rtol=1e-12)
+    assert np.array_equal(got.to_coo()[0], want.to_coo()[0])
