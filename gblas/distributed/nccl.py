@@ -4,7 +4,7 @@ exchange over NCCL (CuPy's ``cupy.cuda.nccl`` bindings), as cuGraph's multi-GPU 
 Each worker holds one block ``A_ij`` of the grid on its GPU; an iteration computes
 ``y = A' x``.
 
-* **Column grid** ``(1, p)`` (the layout the tier prefers): rank ``j`` holds ``A[:, C_j]``,
+* **Column grid** ``(1, p)``: rank ``j`` holds ``A[:, C_j]``,
   so ``y[C_j] = A[:, C_j]' x`` is complete on the rank, which owns the vertices ``C_j``.
   The only exchange is an ``allGather`` of the next ``x`` shares: ``(p - 1) / p * n`` words
   a rank receives per product.  The block is cut by rows into the ``p`` shares of ``x``:
@@ -104,7 +104,10 @@ def choose_tier(A, algorithm: str = "pagerank") -> tuple[str, str]:
         return "tasks", "a worker has no GPU with CuPy's NCCL bindings"
     if len({i["pci"] for i in ids}) != len(ids):
         return "tasks", "workers share a GPU (set CUDA_VISIBLE_DEVICES per worker)"
-    return "nccl", f"{len(ids)} GPU workers, exchange over NCCL"
+    g = A.grid
+    how = ("shares of x all-gathered" if g.pr == 1 else "shares of y reduced to their ranks"
+           if g.pc == 1 else "y reduce-scattered, x all-gathered")
+    return "nccl", f"{len(ids)} GPU workers, exchange over NCCL ({how})"
 
 
 def _unique_id():
