@@ -412,6 +412,20 @@ def _pagerank_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1:
                                  pattern)
 
 
+def _start(comm, d, alpha: float, n: int):
+    """PageRank's first state on a rank's share, from its out-degrees ``d``: the weights
+    ``w = alpha / d`` (0 where dangling), the ranks ``1 / n``, and the dangling mass
+    summed over the ranks: ``(w, r, scal, m)`` (``scal`` the buffer of the scalars)."""
+    import cupy
+
+    w = cupy.where(d != 0, alpha / cupy.where(d != 0, d, 1.0), 0.0)
+    r = cupy.full(d.size, 1.0 / n)
+    scal = cupy.zeros(2, dtype=cupy.float64)
+    scal[1] = r[w == 0].sum()
+    comm.all_reduce(scal)
+    return w, r, scal, float(scal[1])
+
+
 def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: float,
                      max_iter: int, pattern: bool):
     """Column-grid PageRank: ``y`` over the own share, one all-gather per iteration."""
@@ -422,16 +436,10 @@ def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: floa
     deg = _partial(block, cupy.ones(hi - lo, dtype=cupy.float64),
                    "plus_pair" if pattern else "plus_times", False)
     comm.all_reduce(deg)
-    d = deg[lo:hi]
-    w = cupy.where(d != 0, alpha / cupy.where(d != 0, d, 1.0), 0.0)
-    r = cupy.full(hi - lo, 1.0 / n)
+    w, r, scal, m = _start(comm, deg[lo:hi], alpha, n)
     s_full = cupy.zeros(sh.p * sh.chunk, dtype=cupy.float64)
     s_share = cupy.zeros(sh.chunk, dtype=cupy.float64)
     s_share[:hi - lo] = r * w
-    scal = cupy.zeros(2, dtype=cupy.float64)
-    scal[1] = r[w == 0].sum()
-    comm.all_reduce(scal)
-    m = float(scal[1])
     pending = comm.start_all_gather(s_share, s_full)
     mul = "plus_second" if pattern else "plus_times"
     steps = _Steps(comm)
@@ -506,14 +514,9 @@ def _pagerank_rows(block, comm, bounds: list, n: int, alpha: float, limit: float
     # out-degrees of the own vertices: the block's row sums (it holds all their columns)
     d = _partial(block, cupy.ones(n, dtype=cupy.float64),
                  "plus_pair" if pattern else "plus_times", False)
-    w = cupy.where(d != 0, alpha / cupy.where(d != 0, d, 1.0), 0.0)
-    r = cupy.full(hi - lo, 1.0 / n)
+    w, r, scal, m = _start(comm, d, alpha, n)
     s = r * w
     y = cupy.zeros(hi - lo, dtype=cupy.float64)
-    scal = cupy.zeros(2, dtype=cupy.float64)
-    scal[1] = r[w == 0].sum()
-    comm.all_reduce(scal)
-    m = float(scal[1])
     mul = "plus_second" if pattern else "plus_times"
     steps = _Steps(comm)
     err, it = float("inf"), 0
@@ -551,18 +554,11 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
     deg = cupy.zeros(npad, dtype=cupy.float64)
     deg[r0:r1] = _partial(block, ones, sem, False)
     comm.all_reduce(deg)
-    d = deg[lo:hi]
-    w = cupy.where(d != 0, alpha / cupy.where(d != 0, d, 1.0), 0.0)
-    r = cupy.full(hi - lo, 1.0 / n)
+    w, r, scal, m = _start(comm, deg[lo:hi], alpha, n)
     s_full = cupy.zeros(npad, dtype=cupy.float64)
     s_share = cupy.zeros(chunk, dtype=cupy.float64)
     s_share[:hi - lo] = r * w
     comm.all_gather(s_share, s_full)
-    m = float((r[w == 0]).sum())
-    scal = cupy.zeros(2, dtype=cupy.float64)
-    scal[1] = m
-    comm.all_reduce(scal)
-    m = float(scal[1])
     mul = "plus_second" if pattern else "plus_times"
     ybuf = cupy.zeros(npad, dtype=cupy.float64)
     yshare = cupy.zeros(chunk, dtype=cupy.float64)
