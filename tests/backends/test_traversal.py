@@ -53,6 +53,26 @@ def test_pull_levels_run_on_a_power_law_graph():
     np.testing.assert_array_equal(level, scipy_bfs_levels(S, src))
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 80), st.integers(0, 900), st.integers(0, 2**32 - 1))
+def test_levels_only_search_stores_through_a_select_on_sparse_graphs(n, m, seed):
+    """Push-only levels without parents: the select store on graphs of few entries per
+    vertex, the branch on denser ones; both give SciPy's levels."""
+    from gblas.backends.cpu.traversal import SELECT_MAX_DEGREE, bfs_levels
+
+    rng = np.random.default_rng(seed)
+    S = uniform_digraph(rng, n, m)
+    A = gb.Matrix.from_scipy(S)
+    s = int(rng.integers(0, n))
+    level, parent, stats = bfs_levels(A.csr(), None, s, False)
+    assert parent is None
+    assert (stats.get("store") == "select") == (S.nnz <= SELECT_MAX_DEGREE * n)
+    want = scipy_bfs_levels(S, s)
+    np.testing.assert_array_equal(level, want)
+    assert stats["levels"] == want.max()
+    np.testing.assert_array_equal(gb.algorithms.bfs(A, s).to_dense(fill=-1), want)
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 60), st.integers(0, 300), st.integers(0, 2**32 - 1), st.booleans())
 def test_random_graphs(n, m, seed, transpose):
