@@ -42,6 +42,8 @@ et al., "Delta-Stepping SSSP: From Vertices and Edges to GraphBLAS Implementatio
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from ..core.dispatch import dispatchable
@@ -120,14 +122,23 @@ def _check_source(A, source, call: str) -> int:
 _WIDTH = 4.0
 
 
+#: storage (a CSR) -> whether it holds a negative or a NaN value, while it lives: each
+#: call would read all values again (a storage never changes; a Matrix written to takes
+#: a new one).
+_BAD_WEIGHT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
 def _has_bad_weight(A) -> bool:
     """Whether ``A`` holds a negative or a NaN weight: the minimum of its stored values (a
-    NaN propagates through the minimum), one pass and no product."""
+    NaN propagates through the minimum), one pass and no product, once per storage."""
     if np.dtype(A.dtype).kind in "bu" or A.nvals == 0:
         return False
     csr = getattr(A, "parent", A).csr()  # a transposed view holds the same values
-    lo = csr.iso_value if csr.values is None else csr.values.min()
-    return not float(lo) >= 0
+    bad = _BAD_WEIGHT.get(csr)
+    if bad is None:
+        lo = csr.iso_value if csr.values is None else csr.values.min()
+        bad = _BAD_WEIGHT[csr] = not float(lo) >= 0
+    return bad
 
 
 def _bucket_end(lo: float) -> float:
@@ -270,7 +281,7 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
             # d = d<d < inf>: a path through an edge of weight inf is no path
             d = select(d, "valuelt", np.inf)
             report.close(f"{steps} steps, {d.nvals:,} reached")
-    elif _plan(A, source).direction == "heap":
+    elif _plan_checked(A, source).direction == "heap":
         # weights >= 0 on a graph many hops deep: a heap Dijkstra settles each vertex once
         # where (min, +) products take a step per level of hops (the planner's estimate)
         from ._paths import heap_paths
@@ -294,10 +305,15 @@ def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
     """The Plan of ``sssp(A, source)`` when its weights are ``>= 0``: ``direction`` "heap"
     (Dijkstra) or "semiring" (delta-stepping over (min, +) products); what ``gb.explain``
     shows."""
+    A = square_matrix(A, "sssp")
+    return _plan_checked(A, _check_source(A, source, "sssp"))
+
+
+def _plan_checked(A, source: int):
+    """:func:`_plan` of a square ``A`` and a checked ``source``."""
     from ._paths import shortest_paths_plan
 
-    A = square_matrix(A, "sssp")
-    return shortest_paths_plan(A, np.array([_check_source(A, source, "sssp")]), False)
+    return shortest_paths_plan(A, np.array([source]), False)
 
 
 sssp.__gblas_plan__ = _plan

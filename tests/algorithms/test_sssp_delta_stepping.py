@@ -265,3 +265,12 @@ def test_devices(device):
     nan = gb.Matrix.from_coo([0, 1], [1, 2], [1.0, np.nan], shape=(3, 3)).to(device)
     with pytest.raises(gb.InvalidValue, match="not NaN"):
         sssp(nan, 0)
+
+
+def test_weight_check_follows_a_matrix_written_to():
+    """The negative-weight check is kept per storage: a Matrix written to (a new storage)
+    is checked again, and Bellman-Ford takes its negative weights."""
+    A = gb.Matrix.from_coo([0, 1], [1, 2], [2.0, 3.0], shape=(3, 3))
+    assert gb.algorithms.sssp(A, 0).to_dense().tolist() == [0.0, 2.0, 5.0]
+    gb.apply(A, "ainv", out=A)
+    assert gb.algorithms.sssp(A, 0).to_dense().tolist() == [0.0, -2.0, -5.0]
