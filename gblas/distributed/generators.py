@@ -307,8 +307,8 @@ def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int
     scale, edge_factor, seed, a, b, c
         As :func:`gblas.io.kronecker_coo` (no vertex relabelling: see the module notes).
     grid : (int, int), optional
-        Powers of two, at most ``2**scale`` each; default the most square grid over the
-        workers (rounded down to powers of two).
+        Powers of two, at most ``2**scale`` each; default :func:`default_grid` over the
+        workers for ``device`` (rounded down to powers of two).
     dtype : dtype or None
         None / bool: a pattern; else an iso matrix of ones, or with ``weights="uniform"``
         stored weights in (0, 1] (the lightest of duplicate edges kept).
@@ -340,7 +340,7 @@ def kronecker(client, scale: int, edge_factor: int = 16, *, grid=None, seed: int
                       repr(dtype))
     workers = live_workers(client)
     if grid is None:
-        pr, pc = default_grid(len(workers))
+        pr, pc = default_grid(len(workers), device)
         grid = (1 << _bits(pr), 1 << _bits(pc))
     g = Grid.make(1 << scale, 1 << scale, grid, workers, call)
     for k, arg in ((g.pr, "pr"), (g.pc, "pc")):

@@ -38,15 +38,23 @@ def split_bounds(n: int, parts: int) -> np.ndarray:
     return np.array([(k * n) // parts for k in range(parts + 1)], dtype=np.int64)
 
 
-def default_grid(nworkers: int) -> tuple[int, int]:
-    """The most square ``pr x pc`` grid with ``pr * pc == nworkers`` (``pr <= pc``).
+def default_grid(nworkers: int, device: str = "cpu") -> tuple[int, int]:
+    """The grid a Matrix on ``device`` is cut into by default: on the CPU the most
+    square ``pr x pc`` grid with ``pr * pc == nworkers`` (``pr <= pc``: the fewest words
+    per product through Dask); on the GPU a row grid ``(nworkers, 1)``, the NCCL tier's
+    fastest (its products read only their own share, nothing is all-gathered, BFS levels
+    stay on the workers: ``benchmarks/results/distributed_gpu.md``).
 
     Examples
     --------
     >>> default_grid(4), default_grid(6), default_grid(3)
     ((2, 2), (2, 3), (1, 3))
+    >>> default_grid(4, "gpu")
+    (4, 1)
     """
     nworkers = max(1, int(nworkers))
+    if device == "gpu":
+        return nworkers, 1
     pr = int(math.isqrt(nworkers))
     while nworkers % pr:
         pr -= 1

@@ -57,7 +57,8 @@ def distribute(A, client, grid=None, *, timeout: float | None = None) -> DistMat
         worker).
     client : dask.distributed.Client
     grid : (int, int), optional
-        Row and column parts; default the most square grid over the client's workers.
+        Row and column parts; default :func:`default_grid` over the client's workers
+        for the Matrix's device (the most square grid on the CPU, a row grid on the GPU).
     timeout : float, optional
         Seconds any wait for a result may take before a clear error (default 120).
 
@@ -80,7 +81,7 @@ def distribute(A, client, grid=None, *, timeout: float | None = None) -> DistMat
         raise bad_arg(InvalidObject, call, "A", "a gb.Matrix", type(A).__name__)
     workers = live_workers(client)
     if grid is None:
-        grid = default_grid(len(workers))
+        grid = default_grid(len(workers), A.device)
         grid = (min(grid[0], max(A.shape[0], 1)), min(grid[1], max(A.shape[1], 1)))
     g = Grid.make(A.shape[0], A.shape[1], grid, workers, call)
     D = DistMatrix(client, g, [], A.shape, A.dtype, A.device,
