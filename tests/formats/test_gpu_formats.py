@@ -157,6 +157,28 @@ def test_formats_through_the_api(fmt, rng):
     np.testing.assert_allclose(vals, want[idx], rtol=1e-12)
 
 
+@pytest.mark.parametrize("fmt", ["csr", "gpu_segmented", "gpu_shards", "gpu_heavy_light"])
+@pytest.mark.parametrize("iso", [False, True])
+def test_unmasked_plus_products_hold_zero_in_empty_rows(fmt, iso, rng):
+    """Every GPU pull kernel stores ``have ? acc : 0``: without a mask the rows with no
+    entry hold 0 (the plus monoid's identity) beside their False flags, which the NCCL
+    tier's partial products rely on (no pass to zero them)."""
+    S_ = larger_graph(rng, 3000)
+    S_ = S_[:, :2000].tocsr()  # rows whose entries all fell in the cut columns: empty
+    if iso:
+        S_.data[:] = 1.0
+    A = gb.Matrix.from_scipy(S_).to("gpu")
+    xh = rng.random(2000)
+    with gb.config(format=fmt):
+        y = gb.mxv(A, gb.Vector.from_dense(xh).to("gpu"), "plus_times").dense_data()
+    pres = np.diff(S_.indptr) > 0
+    assert not pres.all()
+    np.testing.assert_array_equal(cp.asnumpy(y.present), pres)
+    vals = cp.asnumpy(y.values)
+    assert (vals[~pres] == 0).all()
+    np.testing.assert_allclose(vals, S_ @ xh, rtol=1e-12)
+
+
 @pytest.mark.parametrize("fmt", ["gpu_segmented", "gpu_heavy_light"])
 @pytest.mark.parametrize("iso", [False, True])
 def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
