@@ -431,6 +431,19 @@ def _start(comm, d, alpha: float, n: int):
     return w, r, scal, float(scal[1])
 
 
+def _update(comm, y, r, w, scal, alpha: float, m: float, n: int):
+    """PageRank's update on a rank's share from its product ``y = A' s``:
+    ``r' = y + (alpha m + 1 - alpha) / n``, with the L1 change and the next dangling mass
+    summed over the ranks (one small all-reduce): ``(r', err, m')``."""
+    import cupy
+
+    rn = y + (alpha * m + 1.0 - alpha) / n
+    scal[0] = cupy.abs(rn - r).sum()
+    scal[1] = rn[w == 0].sum()
+    comm.all_reduce(scal)
+    return rn, float(scal[0]), float(scal[1])
+
+
 def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: float,
                      max_iter: int, pattern: bool):
     """Column-grid PageRank: ``y`` over the own share, one all-gather per iteration."""
@@ -458,13 +471,8 @@ def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: floa
             rest = sh.others_product(s_full, mul)
             if rest is not None:
                 y += rest
-            rn = y + (alpha * m + 1.0 - alpha) / n
-            scal[0] = cupy.abs(rn - r).sum()
-            scal[1] = rn[w == 0].sum()
-            r = rn
+            r, err, m = _update(comm, y, r, w, scal, alpha, m, n)
             s_share[:hi - lo] = r * w
-            comm.all_reduce(scal)
-            err, m = float(scal[0]), float(scal[1])
             if err >= limit and k < max_iter:
                 pending = comm.start_all_gather(s_share, s_full)
         if err < limit:
@@ -530,13 +538,8 @@ def _pagerank_rows(block, comm, bounds: list, n: int, alpha: float, limit: float
         with steps.step():
             # y_j = sum_i A[R_i, R_j]' s_i, reduced to rank j
             _reduce_pieces(comm, pieces, lambda P, x: _partial(P, x, mul, False), s, y)
-            rn = y + (alpha * m + 1.0 - alpha) / n
-            scal[0] = cupy.abs(rn - r).sum()
-            scal[1] = rn[w == 0].sum()
-            r = rn
+            r, err, m = _update(comm, y, r, w, scal, alpha, m, n)
             s = r * w
-            comm.all_reduce(scal)
-            err, m = float(scal[0]), float(scal[1])
         if err < limit:
             break
     return {"lo": lo, "ranks": cupy.asnumpy(r), "iterations": it, "err": err,
@@ -576,14 +579,9 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
             ybuf.fill(0.0)
             ybuf[c0:c1] = _partial(block, s_full[r0:r1], mul, True)
             comm.reduce_scatter(ybuf, yshare)
-            rn = yshare[:hi - lo] + (alpha * m + 1.0 - alpha) / n
-            scal[0] = cupy.abs(rn - r).sum()
-            scal[1] = rn[w == 0].sum()
-            r = rn
+            r, err, m = _update(comm, yshare[:hi - lo], r, w, scal, alpha, m, n)
             s_share[:hi - lo] = r * w
             comm.all_gather(s_share, s_full)
-            comm.all_reduce(scal)
-            err, m = float(scal[0]), float(scal[1])
         if err < limit:
             break
     return {"lo": lo, "ranks": cupy.asnumpy(r), "iterations": it, "err": err,
