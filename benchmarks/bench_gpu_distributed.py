@@ -173,7 +173,7 @@ def main(argv=None) -> None:
                          "run once")
     ap.add_argument("--row-split", type=int, nargs="+", default=None,
                     help="rows layout: time each of these pieces per share "
-                         "(gblas.distributed.nccl.ROW_SPLIT; default its value)")
+                         "(gblas.distributed.nccl_ranks.ROW_SPLIT; default its value)")
     ap.add_argument("--out", default="dist_gpu.md")
     args = ap.parse_args(argv)
 
@@ -240,9 +240,9 @@ def main(argv=None) -> None:
 
 
 def _set_split(k: int) -> None:
-    from gblas.distributed import nccl
+    from gblas.distributed import nccl_ranks
 
-    nccl.ROW_SPLIT = k
+    nccl_ranks.ROW_SPLIT = k
 
 
 def _free_gpu():

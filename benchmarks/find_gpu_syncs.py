@@ -12,9 +12,9 @@ Subjects, on the Kronecker graph of :mod:`benchmarks.bench_gpu_mxv` (pattern, on
 
 * ``pagerank``: ``gb.algorithms.pagerank`` on a Matrix already used (formats built);
 * ``bfs``: ``gb.algorithms.bfs`` from vertex 0;
-* ``piece``: the NCCL tier's row-grid piece product (``nccl._partial`` over rows of
+* ``piece``: the NCCL tier's row-grid piece product (``nccl_ranks._partial`` over rows of
   ``A'``), as each rank runs it per share and iteration;
-* ``reached``: the same piece's BFS product (``nccl._reached``).
+* ``reached``: the same piece's BFS product (``nccl_ranks._reached``).
 
 For each: read-backs per call by site, and the host's time to return from the call
 against the device time (synchronized) of the same call.
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import gblas as gb
     from benchmarks.bench_gpu_mxv import build_graph
-    from gblas.distributed import nccl
+    from gblas.distributed import nccl_ranks as nccl
     from gblas.formats.csr import CSR
 
     def sync() -> None:

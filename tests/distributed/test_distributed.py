@@ -488,7 +488,7 @@ def test_gpu_generator_steps_on_the_cpu(monkeypatch, dtype, weights, symmetric):
 # --------------------------------------------------------------- the NCCL tier's logic
 
 class _FakeComm:
-    """The collectives of ``nccl._Comm`` over threads and NumPy arrays."""
+    """The collectives of ``nccl_ranks._Comm`` over threads and NumPy arrays."""
 
     groups: dict = {}
     gathers = 0
@@ -542,7 +542,7 @@ def fake_gpu(monkeypatch):
     """CuPy replaced by NumPy and NCCL by threads: the tier's arithmetic on the CPU."""
     import types
 
-    from gblas.distributed import nccl
+    from gblas.distributed import nccl_ranks
 
     shim = types.ModuleType("cupy")
     shim.__getattr__ = lambda name: getattr(np, name)
@@ -550,8 +550,8 @@ def fake_gpu(monkeypatch):
     shim.cuda = types.SimpleNamespace(Device=lambda *a: types.SimpleNamespace(
         synchronize=lambda: None))
     monkeypatch.setitem(sys.modules, "cupy", shim)
-    monkeypatch.setattr(nccl, "_Comm", _FakeComm)
-    return nccl
+    monkeypatch.setattr(nccl_ranks, "_Comm", _FakeComm)
+    return nccl_ranks
 
 
 @pytest.mark.parametrize("grid", [(1, 1), (1, 2), (1, 3), (2, 2), (2, 1), (4, 1), (3, 1)])
@@ -559,8 +559,9 @@ def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid, monkeypatch
     from concurrent.futures import ThreadPoolExecutor
 
     from gblas.distributed.matrix import _block
+    from gblas.distributed.nccl import _stats as nccl_stats
 
-    nccl = fake_gpu
+    rk = fake_gpu  # the ranks' module, over NumPy and threads
     A = gb.io.kronecker(7, 8, seed=2, dtype=None)
     n = A.shape[0]
     rb, cb = split_bounds(n, grid[0]), split_bounds(n, grid[1])
@@ -593,29 +594,29 @@ def test_nccl_tier_arithmetic_matches_single_process(fake_gpu, grid, monkeypatch
     modes = [None] if shares is None else [None, [int(b) for b in shares]]
     for bounds in modes:
         _FakeComm.gathers = _FakeComm.reduces = 0
-        res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
+        res = ranks(rk.pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
         np.testing.assert_allclose(assemble(res, "ranks"), want_r, atol=1e-9)
         if bounds is not None and grid[0] > 1:  # a row grid: a reduce per piece, no gather
             assert _FakeComm.gathers == 0
-            pieces = p * nccl.ROW_SPLIT  # each share in ROW_SPLIT pieces
+            pieces = p * rk.ROW_SPLIT  # each share in ROW_SPLIT pieces
             assert _FakeComm.reduces == p * pieces * res[0]["iterations"]
-            default = nccl.ROW_SPLIT
+            default = rk.ROW_SPLIT
             for split in (1, 3, default):  # whole shares; ragged pieces
-                monkeypatch.setattr(nccl, "ROW_SPLIT", split)
-                res = ranks(nccl._pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
+                monkeypatch.setattr(rk, "ROW_SPLIT", split)
+                res = ranks(rk.pagerank_rank, n, 0.85, 1e-9, 100, True, bounds=bounds)
                 np.testing.assert_allclose(assemble(res, "ranks"), want_r, atol=1e-9)
                 for source in (0, n - 1):
                     want = gb.algorithms.bfs(A, source).to_dense(fill=-1)
-                    lv = assemble(ranks(nccl._bfs_rank, n, source, bounds=bounds), "levels")
+                    lv = assemble(ranks(rk.bfs_rank, n, source, bounds=bounds), "levels")
                     np.testing.assert_array_equal(lv, want)
-        st = nccl._stats(res, n, Grid.make(n, n, grid, ["w"] * p))
+        st = nccl_stats(res, n, Grid.make(n, n, grid, ["w"] * p))
         assert st["iterations"] == res[0]["iterations"] and len(st["compute_s"]) > 3
         for source in (0, n - 1):
             want = gb.algorithms.bfs(A, source).to_dense(fill=-1) if source else want_lv
-            lv = assemble(ranks(nccl._bfs_rank, n, source, bounds=bounds), "levels")
+            lv = assemble(ranks(rk.bfs_rank, n, source, bounds=bounds), "levels")
             np.testing.assert_array_equal(lv, want)
             if bounds is not None:  # the shares kept on the ranks as Vectors
-                kept = ranks(nccl._bfs_rank, n, source, True, bounds=bounds)
+                kept = ranks(rk.bfs_rank, n, source, True, bounds=bounds)
                 got = np.full(n, -2)
                 for x in kept:
                     v = x["vector"]
@@ -641,7 +642,7 @@ def test_generator_balances_the_blocks():
 
 
 def test_nccl_column_parts_are_kept_with_their_block():
-    from gblas.distributed import nccl
+    from gblas.distributed import nccl_ranks as nccl
 
     A = gb.io.kronecker(6, 4, seed=1, dtype=None)
     bounds = [0, 20, 64]
