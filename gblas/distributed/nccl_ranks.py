@@ -303,16 +303,19 @@ def pagerank_rank(block, rank: int, p: int, uid, r0: int, r1: int, c0: int, c1: 
     from ..config import config
 
     comm = _Comm(p, uid, rank)
+    # the semirings of the out-degree count and of the products (a pattern's values are
+    # not read)
+    sems = ("plus_pair", "plus_second") if pattern else ("plus_times", "plus_times")
     # the products to come, told to the planner: a format that pays within them is built
     with config(expected_uses=max_iter):
         if _column_grid(bounds, rank, r0, r1, c0, n):
             return _pagerank_gather(block, comm, _Shares(block, bounds, rank), n, alpha,
-                                    limit, max_iter, pattern)
+                                    limit, max_iter, sems)
         if _row_grid(bounds, rank, r0, c0, c1, n):
             return _pagerank_rows(block, comm, [int(b) for b in bounds], n, alpha, limit,
-                                  max_iter, pattern)
+                                  max_iter, sems)
         return _pagerank_scatter(block, comm, r0, r1, c0, c1, n, alpha, limit, max_iter,
-                                 pattern)
+                                 sems)
 
 
 def _start(comm, d, alpha: float, n: int):
@@ -343,21 +346,20 @@ def _update(comm, y, r, w, scal, alpha: float, m: float, n: int):
 
 
 def _pagerank_gather(block, comm, sh: _Shares, n: int, alpha: float, limit: float,
-                     max_iter: int, pattern: bool):
+                     max_iter: int, sems: tuple):
     """Column-grid PageRank: ``y`` over the own share, one all-gather per iteration."""
     import cupy
 
     lo, hi = sh.lo, sh.hi
+    count, mul = sems
     # out-degrees: the block's row sums over its columns, summed over all ranks
-    deg = _partial(block, cupy.ones(hi - lo, dtype=cupy.float64),
-                   "plus_pair" if pattern else "plus_times", False)
+    deg = _partial(block, cupy.ones(hi - lo, dtype=cupy.float64), count, False)
     comm.all_reduce(deg)
     w, r, scal, m = _start(comm, deg[lo:hi], alpha, n)
     s_full = cupy.zeros(sh.p * sh.chunk, dtype=cupy.float64)
     s_share = cupy.zeros(sh.chunk, dtype=cupy.float64)
     s_share[:hi - lo] = r * w
     pending = comm.start_all_gather(s_share, s_full)
-    mul = "plus_second" if pattern else "plus_times"
     steps = _Steps(comm)
     err, it = float("inf"), 0
     for k in range(1, max_iter + 1):
@@ -415,20 +417,19 @@ def _reduce_pieces(comm, pieces: list, product, x, recv, op: str = "sum") -> Non
 
 
 def _pagerank_rows(block, comm, bounds: list, n: int, alpha: float, limit: float,
-                   max_iter: int, pattern: bool):
+                   max_iter: int, sems: tuple):
     """Row-grid PageRank: ``y`` over the own share arrives by reduces that overlap the
     products; the next product needs nothing else."""
     import cupy
 
     lo, hi = bounds[comm.rank], bounds[comm.rank + 1]
     pieces = _row_pieces(block, bounds)
+    count, mul = sems
     # out-degrees of the own vertices: the block's row sums (it holds all their columns)
-    d = _partial(block, cupy.ones(n, dtype=cupy.float64),
-                 "plus_pair" if pattern else "plus_times", False)
+    d = _partial(block, cupy.ones(n, dtype=cupy.float64), count, False)
     w, r, scal, m = _start(comm, d, alpha, n)
     s = r * w
     y = cupy.zeros(hi - lo, dtype=cupy.float64)
-    mul = "plus_second" if pattern else "plus_times"
     steps = _Steps(comm)
     err, it = float("inf"), 0
     for k in range(1, max_iter + 1):
@@ -446,7 +447,7 @@ def _pagerank_rows(block, comm, bounds: list, n: int, alpha: float, limit: float
 
 
 def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
-                      alpha: float, limit: float, max_iter: int, pattern: bool):
+                      alpha: float, limit: float, max_iter: int, sems: tuple):
     """PageRank on any grid: partials reduce-scattered, shares all-gathered."""
     import cupy
 
@@ -454,18 +455,17 @@ def _pagerank_scatter(block, comm, r0: int, r1: int, c0: int, c1: int, n: int,
     chunk = -(-n // p)
     npad = chunk * p
     lo, hi = rank * chunk, min((rank + 1) * chunk, n)
+    count, mul = sems
     # out-degrees: the block's row sums into a full buffer, summed over all ranks
     ones = cupy.ones(c1 - c0, dtype=cupy.float64)
-    sem = "plus_pair" if pattern else "plus_times"
     deg = cupy.zeros(npad, dtype=cupy.float64)
-    deg[r0:r1] = _partial(block, ones, sem, False)
+    deg[r0:r1] = _partial(block, ones, count, False)
     comm.all_reduce(deg)
     w, r, scal, m = _start(comm, deg[lo:hi], alpha, n)
     s_full = cupy.zeros(npad, dtype=cupy.float64)
     s_share = cupy.zeros(chunk, dtype=cupy.float64)
     s_share[:hi - lo] = r * w
     comm.all_gather(s_share, s_full)
-    mul = "plus_second" if pattern else "plus_times"
     ybuf = cupy.zeros(npad, dtype=cupy.float64)
     yshare = cupy.zeros(chunk, dtype=cupy.float64)
     steps = _Steps(comm)
