@@ -338,7 +338,9 @@ class CSR(CompressedEntries, FormatBase):
         """CSR of the transpose (the CSC of this matrix), indices sorted.
 
         On the CPU a parallel two-pass counting scatter (``O(nnz + ncols)``, no sort:
-        ``gblas.backends.cpu.build.transpose``); on the GPU a sort of the keys.
+        ``gblas.backends.cpu.build.transpose``); on the GPU cuSPARSE's ``csr2cscEx2``
+        (``gblas.backends.gpu.transpose``) for a pattern or floating values with 32-bit
+        indices, else a sort of the keys.
         """
         m, n = self.shape
         if self.device == "cpu":
@@ -349,6 +351,21 @@ class CSR(CompressedEntries, FormatBase):
             _COLUMN_COUNTS[out] = np.diff(self.indptr).astype(np.int64, copy=False)
             return out
         xp = xp_for(self.device)
+        from ..backends.gpu import transpose as gpu_transpose  # CuPy: on the GPU only
+
+        if gpu_transpose.supports(self.shape, self.nnz, self.values):
+            arrays = gpu_transpose.csr_transpose(self.indptr, self.indices, self.values,
+                                                 self.shape)
+            out = CSR((n, m), *arrays, self.dtype, self.iso_value, self.device)
+        else:
+            out = self._sorted_transpose(xp)
+        _COLUMN_COUNTS[out] = xp.diff(self.indptr).astype(np.int64)
+        return out
+
+    def _sorted_transpose(self, xp) -> CSR:
+        """The GPU transpose by a stable sort of the column keys (any value type and
+        index width)."""
+        m, n = self.shape
         nnz = self.nnz
         rows = self.row_indices(dtypes.index_dtype(m))
         cols = self.indices
@@ -391,15 +408,15 @@ class CSR(CompressedEntries, FormatBase):
             assert self.iso_value is not None
 
 
-#: CSR -> its entries per column (int64), where a build already knows them (the transpose:
-#: the source's row counts); weakly keyed, gone with the CSR.
+#: CSR -> its entries per column (int64, on the CSR's device), where a build already knows
+#: them (the transpose: the source's row counts); weakly keyed, gone with the CSR.
 _COLUMN_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def known_column_counts(csr: CSR):
-    """The entries per column of ``csr`` when a build recorded them (a CPU transpose),
-    else None: callers that need them (frequency clustering, degree statistics) skip a
-    pass over the indices.
+    """The entries per column of ``csr`` when a build recorded them (a transpose), else
+    None: callers that need them (frequency clustering, the light panels' degree order)
+    skip a pass over the indices.
 
     Examples
     --------

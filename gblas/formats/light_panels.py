@@ -75,7 +75,7 @@ from typing import Any
 import numpy as np
 
 from .._device import to_device, xp_for
-from .csr import CSR
+from .csr import CSR, known_column_counts
 
 __all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
            "panel_params", "relabel_pays", "relabelled_pairs_estimate"]
@@ -494,9 +494,10 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int) -> Any:
     return perm
 
 
-def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int) -> tuple[Any, Any]:
+def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int,
+                       deg: Any = None) -> tuple[Any, Any]:
     """New column id -> original column id, and its inverse (the new id of every column;
-    ``-1`` for those without entries).
+    ``-1`` for those without entries).  ``deg``: the in-degrees when known (else counted).
 
     Within each span of ``S`` columns, the columns with entries by decreasing in-degree
     (ties by column id); the spans one after another, each starting a panel of ``W``
@@ -509,7 +510,8 @@ def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int) -> tuple[A
     >>> order.tolist(), rank.tolist()    # column 0 (span 0) and 4 (span 2) have none
     ([1, -1, 3, 2], [-1, 0, 3, 2, -1])
     """
-    deg = xp.bincount(indices, minlength=n).astype(np.int64)
+    if deg is None:
+        deg = xp.bincount(indices, minlength=n).astype(np.int64)
     top = int(deg.max()) if n else 0
     key = (xp.arange(n, dtype=np.int64) // S) * (top + 1) + (top - deg)
     order = _stable_argsort(xp, key)
@@ -577,7 +579,8 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
     nnz = csr.nnz
     if nnz == 0:
         return 0.0, 0
-    col_order, rank = _span_degree_order(xp, csr.indices, n, span, W)
+    col_order, rank = _span_degree_order(xp, csr.indices, n, span, W,
+                                             known_column_counts(csr))
     gathered = int(col_order.size)
     rows = xp.arange(0, m, max(1, -(-nnz // sample)), dtype=np.int64)
     ip = csr.indptr.astype(np.int64)
@@ -609,7 +612,8 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     if relabel is not False and npn > 1 and nnz:
         # columns by decreasing in-degree within spans, those without entries left out;
         # the layout then holds the new ids
-        col_order, rank = _span_degree_order(xp, csr.indices, n, span, W)
+        col_order, rank = _span_degree_order(xp, csr.indices, n, span, W,
+                                             known_column_counts(csr))
         ncols = rank[cols]
         del rank
         npanel = ncols // W

@@ -395,6 +395,45 @@ def _gpu_panel_runs(csr) -> tuple[float, int]:
     return got
 
 
+def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int], l2: int,
+                            allowed_frac: float, fold: str, expected_uses: int | None):
+    """The CSR choice without the statistics of the other GPU formats, when no format can
+    pay even at its best (every entry in the hot segment, no panel runs beyond the
+    entries, no gather of ``x``): their estimates only fall as those statistics grow
+    worse, so measuring them (a sort and several passes over the entries: 5 ms at
+    Kronecker 14, 6 ms at 22 on an H200) cannot change the choice.  None when some
+    format could pay, or one is built already.  While a bound saving exists, the plan
+    names the use count at which it would pay for the cheapest build, and the
+    statistics are measured then."""
+    m, n = csr.shape
+    a_val, x_bytes, y_bytes = sizes
+    best = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, 1.0,
+                                   allowed_frac, 0.0, fold)
+    others = [f for f in best if f != "csr"]
+    if not others or any(A.has_format(f, transposed=transposed) for f in others):
+        return None
+    base = best["csr"]
+    fastest = min(others, key=lambda f: best[f].seconds)
+    saving = base.seconds - best[fastest].seconds
+    build = min(best[f].build_seconds for f in others)
+    uses = total_uses(A, transposed)
+    details = {"l2_bytes": l2, "uses": uses,
+               "estimates_ms": {"csr": round(base.seconds * 1e3, 3)},
+               "bound_ms": {f: round(best[f].seconds * 1e3, 3) for f in others},
+               "build_s": {f: round(best[f].build_seconds, 4) for f in others}}
+    calls, _, so_far = _horizon(uses, expected_uses, details)
+    at_best = (f"at best {fastest} {best[fastest].seconds * 1e3:.3g} ms against csr "
+               f"{base.seconds * 1e3:.3g} ms per call")
+    if saving <= 0:
+        return "csr", f"csr: no other format can be faster ({at_best})", details, base
+    if calls * saving >= build:
+        return None
+    need = int(np.ceil(build / saving))
+    details["pending"], details["pays_after"] = fastest, need
+    return ("csr", f"csr for now: no other format pays its build (~{build:.3g} s) before "
+            f"{need} uses ({at_best}; {so_far})", details, base)
+
+
 def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                            allowed_frac: float = 1.0, memory_budget: int | None = None,
                            fold: str = "native", expected_uses: int | None = None):
@@ -425,11 +464,15 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     memo = cost.summary(csr) if allowed_frac == 1.0 else {}
     key = ("gpu_pull", transposed, x_bytes, y_bytes, fold, l2)
     fixed = memo.get(key)
+    a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
     if fixed is None:
+        bounded = _gpu_formats_cannot_pay(A, csr, transposed, (a_val, x_bytes, y_bytes), l2,
+                                          allowed_frac, fold, expected_uses)
+        if bounded is not None:
+            return bounded
         share = _gpu_hot_share(A, csr, transposed)
         runs, gathered = _gpu_panel_runs(csr)
         relabel = gathered > 0
-        a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
         est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
                                       allowed_frac, runs, fold, gathered=gathered)
         facts = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),
@@ -588,119 +631,6 @@ def plan_array(name: str, device: str, fmt: str = "array") -> Plan:
             reason="the device's kernel" if found else
             f"no {name} kernel on {device}: sorted keys and binary searches")
     return plan
-
-
-# ------------------------------------------------------------------ shortest paths
-
-#: Label setting (binary-heap Dijkstra, ``backends/cpu/paths.py``): ns per edge scanned
-#: and per heap operation times ``log2`` of the heap size (2-core CPU, luxembourg-osm and
-#: delaunay-n16).
-HEAP_NS_EDGE = 4.0
-HEAP_NS_PUSH = 6.0
-#: The (min, +) product path (:mod:`gblas.algorithms.sssp`): seconds of fixed cost per
-#: step (one product and its masks / write-backs: delta-stepping's four calls, or the
-#: batched Bellman-Ford's five), and ns per source and edge of the reached part, with
-#: the edges relaxed again as distances improve (fitted on weighted real graphs with 4
-#: and 64 sources: benchmarks/results/sssp_routes_cpu.md).
-SEMIRING_STEP_S = 4e-4
-SEMIRING_NS_EDGE = 120.0
-
-
-def _has_heap_kernel(device: str) -> bool:
-    try:
-        return has_kernel("sssp", "csr", device, "heap")
-    except ImportError:  # a device backend that cannot load here has no kernel
-        return False
-
-
-def heap_bound_holds(n: int, nnz: int, sources: int, threads: int) -> bool:
-    """Whether the heap's estimate is below the products' whatever the depth and the part
-    reached (then no probe is needed).
-
-    With ``r`` reached and ``e = nnz r / n`` edges, heap <= products when
-    ``sources log2(r + 1) HEAP_NS_PUSH / k <= (sources SEMIRING_NS_EDGE / threads -
-    sources HEAP_NS_EDGE / k) nnz / n`` (``k = min(sources, threads)``; the products'
-    cost per step only adds to their side), and the left side is largest at ``r = n``.
-
-    Examples
-    --------
-    >>> heap_bound_holds(62_586, 147_892, 4, 2)    # p2p-Gnutella31: 2.4 entries per row
-    True
-    >>> heap_bound_holds(1_000_000, 10_000, 1, 2)  # almost no edges: probe first
-    False
-    """
-    if n <= 1:
-        return True
-    k = max(1, min(sources, threads))
-    margin = sources * (SEMIRING_NS_EDGE / max(threads, 1) - HEAP_NS_EDGE / k)
-    return bool(sources * np.log2(n + 1) * HEAP_NS_PUSH / k <= margin * nnz / n)
-
-
-def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
-                        reached: int | None, negative: bool, device: str,
-                        threads: int, batch: int) -> Plan:
-    """Choose the method of a multi-source shortest-path call: ``heap`` (Dijkstra per
-    source, label setting) or ``semiring`` (delta-stepping / batched Bellman-Ford over
-    (min, +) products).
-
-    The rule, in order:
-
-    1. negative weights, or no ``("sssp", "csr", device, "heap")`` kernel (the GPU):
-       **semiring** (label setting needs weights ``>= 0``);
-    2. otherwise the estimated times, from ``depth`` and ``reached`` (a BFS in hops from
-       the first source, run by the caller: ``O(n + m)``, cheaper than either method):
-
-       * heap: ``sources * (e * HEAP_NS_EDGE + r * log2(r) * HEAP_NS_PUSH)`` over
-         ``min(sources, threads)`` threads, with ``r = reached`` and ``e`` the edges of
-         the reached part (``nnz * r / n``);
-       * semiring: ``batches * (depth + 1) * SEMIRING_STEP_S`` (a product per level of
-         hops at least) plus ``sources * e * SEMIRING_NS_EDGE / threads``;
-
-       the smaller wins (without a probe, ``depth=None``: the heap where
-       :func:`heap_bound_holds`, else the products).  Power-law graphs are a few hops
-       deep and their products amortize the fixed cost; meshes and road networks are
-       hundreds to thousands of hops deep, where the heap settles each vertex once.
-
-    Examples
-    --------
-    >>> plan_shortest_paths(114_599, 239_332, 1, depth=1000, reached=114_599,
-    ...                     negative=False, device="cpu", threads=2, batch=146).direction
-    'heap'
-    >>> plan_shortest_paths(10, 20, 1, depth=2, reached=10, negative=True, device="cpu",
-    ...                     threads=2, batch=10).direction
-    'semiring'
-    """
-    details = {"sources": sources, "depth": depth, "reached": reached}
-    if negative:
-        return Plan("shortest_paths", "csr", "semiring", device, None,
-                    (), 0, "negative weights: Bellman-Ford over (min, +)", details)
-    if not _has_heap_kernel(device):
-        return Plan("shortest_paths", "csr", "semiring", device, None,
-                    (), 0, f"no label-setting kernel on {device}", details)
-    if depth is None or reached is None:
-        if heap_bound_holds(n, nnz, sources, threads):
-            return Plan("shortest_paths", "csr", "heap", device,
-                        KernelKey("sssp", "csr", device, "heap"), (), 0,
-                        f"heap Dijkstra: below the (min, +) products at any depth and reach "
-                        f"({nnz / max(n, 1):.3g} entries per row; no probe needed)", details)
-        return Plan("shortest_paths", "csr", "semiring", device, None,
-                    (), 0, "(min, +) products: the graph was not probed", details)
-    r = max(int(reached), 1)
-    e = float(nnz) * r / max(n, 1)
-    heap_s = sources * (e * HEAP_NS_EDGE + r * np.log2(r + 1) * HEAP_NS_PUSH) * 1e-9 / max(
-        1, min(sources, threads))
-    batches = -(-sources // max(batch, 1))
-    semi_s = (batches * (depth + 1) * SEMIRING_STEP_S
-              + sources * e * SEMIRING_NS_EDGE * 1e-9 / max(threads, 1))
-    details.update(heap_s=heap_s, semiring_s=semi_s)
-    if heap_s <= semi_s:
-        return Plan("shortest_paths", "csr", "heap", device,
-                    KernelKey("sssp", "csr", device, "heap"),
-                    (), 0, f"heap Dijkstra {heap_s:.3g} s <= (min, +) products {semi_s:.3g} s "
-                    f"({depth} hops deep, {r} reached)", details)
-    return Plan("shortest_paths", "csr", "semiring", device, None, (), 0,
-                f"(min, +) products {semi_s:.3g} s < heap Dijkstra {heap_s:.3g} s "
-                f"({depth} hops deep, {r} reached)", details)
 
 
 # ------------------------------------------------------------------ hypersparse storage

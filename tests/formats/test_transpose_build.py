@@ -244,17 +244,39 @@ def test_rows_by_scan_equals_the_repeat(seed, dtype):
 
 
 @pytest.mark.gpu
-def test_gpu_transpose_equals_scipy():
-    """The GPU transpose (a stable sort by column alone, rows by scan) against SciPy,
-    with empty rows and columns, a hub column and valued and iso matrices."""
+@pytest.mark.parametrize("route", ["cusparse", "sort"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "complex128", "int64", "int32",
+                                   "pattern"])
+def test_gpu_transpose_equals_scipy(monkeypatch, dtype, route):
+    """Both GPU transposes (cuSPARSE's csr2cscEx2 where it takes the values, a stable sort
+    by column alone otherwise; each forced here) against SciPy, with empty rows and
+    columns, a hub column, valued and iso matrices, and the column counts recorded."""
     cp = pytest.importorskip("cupy")
+    from gblas.backends.gpu import transpose as gpu_transpose
+
+    if route == "sort":
+        monkeypatch.setattr(gpu_transpose, "supports", lambda *a: False)
+    elif dtype.startswith("int"):
+        assert not gpu_transpose.supports((3, 3), 1, np.zeros(1, dtype))
+        pytest.skip("integer values always take the sort")
+    calls = []
+    real = gpu_transpose.csr_transpose
+    monkeypatch.setattr(gpu_transpose, "csr_transpose",
+                        lambda *a: calls.append(1) or real(*a))
     for seed, (m, n, nnz) in enumerate([(1, 1, 1), (7, 3, 12), (300, 200, 3000),
-                                         (50, 2000, 800)]):
-        S = _random_csr(m, n, nnz, seed)
-        T = CSR.from_scipy(S).to_device("gpu").transpose()
+                                         (50, 2000, 800), (40, 30, 0)]):
+        S = _random_csr(m, n, nnz, seed, "float64" if dtype == "pattern" else dtype)
+        A = CSR.from_scipy(S)
+        if dtype == "pattern":
+            A = CSR(A.shape, A.indptr, A.indices, None, np.dtype(np.float64), 2.5, "cpu")
+            S = sp.csr_array((np.full(S.nnz, 2.5), S.indices, S.indptr), shape=S.shape)
+        T = A.to_device("gpu").transpose()
         ref = S.T.tocsr()
         ref.sort_indices()
         np.testing.assert_array_equal(cp.asnumpy(T.indptr), ref.indptr)
         np.testing.assert_array_equal(cp.asnumpy(T.indices), ref.indices)
         np.testing.assert_array_equal(cp.asnumpy(T.dense_values()), ref.data)  # iso or not
-        assert T.shape == (n, m)
+        assert T.shape == (n, m) and T.dtype == A.dtype
+        np.testing.assert_array_equal(cp.asnumpy(known_column_counts(T)), np.diff(S.indptr))
+        T.check_invariants()
+    assert bool(calls) == (route == "cusparse")

@@ -243,3 +243,43 @@ def test_heap_bound_means_the_probe_would_choose_the_heap(n, deg, sources, threa
     unprobed = plan_shortest_paths(n, nnz, sources, depth=None, reached=None,
                                    negative=False, device="cpu", threads=threads, batch=64)
     assert unprobed.direction == "heap" and "no probe" in unprobed.reason
+
+
+def test_gpu_pull_rule_measures_no_statistics_when_no_format_can_pay(monkeypatch):
+    """The GPU pull rule (run here on a host matrix, with the device's facts stubbed)
+    skips the hot-share and panel-run statistics while no format could pay for its build
+    even at its best, names the use count where one could, and measures them once the
+    calls expected make a build worth weighing."""
+    import scipy.sparse as sp
+
+    from gblas import hardware
+    from gblas.formats import FORMATS
+    from gblas.planner import choose, cost
+
+    monkeypatch.setattr(hardware, "gpu_l2_bytes", lambda: 50 << 20)
+    monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 1 << 40)
+    S = sp.random(2000, 2000, density=0.003, format="csr", random_state=1)
+
+    def fresh():
+        A = gb.Matrix.from_scipy(S)
+        return A, A.get_format("csr")
+
+    A, csr = fresh()
+    fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
+                                                         expected_uses=100)
+    assert fmt == "csr" and "no other format can be faster" in why, why
+    assert "hot_share" not in details and "pending" not in details
+    assert not {"gpu_hot_share", "gpu_panel_runs"} & set(cost.summary(csr))
+
+    # a slow CSR call: the other formats would save time, but not their build's in one use
+    monkeypatch.setattr(FORMATS["csr"], "gpu_fixed_s", 1e-3)
+    A, csr = fresh()
+    fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9)
+    assert fmt == "csr" and "no other format pays its build" in why, why
+    assert details["pays_after"] >= 2 and details["pending"] in FORMATS
+    assert not {"gpu_hot_share", "gpu_panel_runs"} & set(cost.summary(csr))
+    # told of 1000 calls, the rule measures the statistics and weighs the builds
+    fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
+                                                         expected_uses=1000)
+    assert "hot_share" in details and "panel_runs" in details, why
+    assert {"gpu_hot_share", "gpu_panel_runs"} <= set(cost.summary(csr))
