@@ -236,6 +236,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     from ..backends.registry import VecData
     from ..config import config
     from ..core import Matrix, Vector, executor, mxv
+    from ..core.operations import repeated_mxv
     from ..planner.algorithms import plan_pagerank
     from .checkpoint import (
         Checkpoint,
@@ -262,10 +263,15 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     # a pattern (bool) matrix multiplies by "1 per edge": the second operator skips A's
     # values; a valued matrix multiplies by its weights
     mul = "plus_second" if A.dtype == np.bool_ else "plus_times"
-    if A.dtype == np.bool_ and type(A) is Matrix and not A.is_hypersparse:
-        # d = A (+.pair) 1, the out-degree of a pattern: its entries per row, read from
-        # the row pointers (no product, no plan)
-        dv = A.csr().degrees().astype(f64)
+    csr = A.csr() if type(A) is Matrix and not A.is_hypersparse else None
+    if csr is not None and (A.dtype == np.bool_ or (csr.values is None
+                                                    and A.dtype.kind in "iuf")):
+        # d = A (+.pair) 1, the out-degree of a pattern, or A (+.x) 1 of a matrix whose
+        # entries all hold one value v, v times it: entries per row, read from the row
+        # pointers (no product, no plan)
+        dv = csr.degrees().astype(f64)
+        if A.dtype != np.bool_:
+            dv *= float(csr.iso_value)
         ok = dv != 0
     else:
         # d = A (+.x) 1: the weighted out-degree (plus_pair, the entry count, for a
@@ -309,12 +315,13 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     s_vec = Vector(VecData(n, None, s, None), f64, dev)  # s is rewritten in place
     step = executor.array_kernel("pagerank_step", dev)
     read = executor.array_kernel("read_async", dev)
-    AT = A.T
+    # y = A' (+.x) s: the pull SpMV, each vertex gathers from its in-neighbours (planned
+    # per call; checked once, no Vector per call)
+    product = repeated_mxv(A.T, s_vec, mul)
 
     def launch(k: int):
         """Queue iteration k (r_{k-1} -> r_k); returns the pending read of state_k."""
-        # y = A' (+.x) s: the pull SpMV, each vertex gathers from its in-neighbours
-        y = mxv(AT, s_vec, mul).dense_data()
+        y = product()
         yv = y.values if y.values.dtype == f64 else y.values.astype(f64)
         # r_k = y + (alpha m + 1 - alpha) p; s = r_k .* w; state_k (one fused pass)
         step(yv, y.present, p, 1.0 / n, rbuf[(k - 1) % 2], w, alpha, sbuf[(k - 1) % 2],

@@ -35,8 +35,8 @@ def _flipped(s: Semiring) -> Semiring:
     return f
 
 
-def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
-                 replace=False, _call="mxv", _flip=False):
+def _checked_mxv(A, x, semiring, mask, accum, out, replace, _call, _flip):
+    """The checked arguments of a product (the semiring resolved, flipped for vxm)."""
     base, transposed = canonical(A, _call, "A")
     if not isinstance(x, Vector):
         raise bad_arg(InvalidObject, _call, "x" if _call == "mxv" else "u", "a gb.Vector",
@@ -54,6 +54,14 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
                                             out=out, replace=replace, A=base, x=x)
     if _flip:
         s = _flipped(s)
+    return base, transposed, s, mask, accum, out, device, R
+
+
+def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
+                 replace=False, _call="mxv", _flip=False):
+    base, transposed, s, mask, accum, out, device, R = _checked_mxv(
+        A, x, semiring, mask, accum, out, replace, _call, _flip)
+    nrows = A.shape[0]
     if hyper.involved(base) and not hyper.runs_as_csr(base, device):
         # rows or columns far above the entries: the compact product
         return hyper.prepare_mxv(base, transposed, x, s, mask, accum, out, replace, device,
@@ -74,6 +82,42 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
         return writeback_vector(out, T_, R, mask, accum, replace, device, premasked=True)
 
     return plan, run
+
+
+def repeated_mxv(A, x, semiring="plus_times"):
+    """A function computing ``A (+.*) x`` again and again, for an iterative algorithm
+    whose full dense ``x`` is rewritten in place between calls: the arguments are
+    checked once, and each call plans (the memoized plan: the planner still counts the
+    uses and switches the format when a build pays, as ``gb.mxv`` would) and returns the
+    kernel's result as VecData, without a Vector or a write-back.  Where those steps
+    matter (a hypersparse operand, a plan that does not pull), each call is ``gb.mxv``.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> A = gb.Matrix.from_coo([0, 0, 1], [0, 1, 1], [1.0, 2.0, 3.0], shape=(2, 2))
+    >>> x = gb.Vector.from_dense([10.0, 1.0])
+    >>> product = repeated_mxv(A, x)
+    >>> product().values.tolist()
+    [12.0, 3.0]
+    """
+    base, transposed, s, _, _, _, device, _ = _checked_mxv(A, x, semiring, None, None, None,
+                                                            False, "mxv", False)
+    types, xd = s.types(base.dtype, x.dtype), x.dense_data()
+
+    def whole():
+        return prepare_mxv(A, x, semiring)[1]().dense_data()
+
+    if not x.is_full or (hyper.involved(base) and not hyper.runs_as_csr(base, device)):
+        return whole
+
+    def product():
+        p = plan_mxv(base, transposed, x, None, s, config.current())
+        if p.key is None or p.direction != "pull":  # e.g. a pinned direction: the call
+            return whole()
+        return executor.kernel(p)(executor.operand(p, base), xd, None, s, types)
+
+    return product
 
 
 @dispatchable

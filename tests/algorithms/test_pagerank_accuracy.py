@@ -152,9 +152,15 @@ def test_pagerank_gives_the_planner_its_iterations(monkeypatch):
     # the first two products plan without it, the rest with it
     assert seen[:2] == [None] * 2 and len(seen) > 3
     assert all(isinstance(k, int) and k >= 1 for k in seen[2:])
-    # a valued matrix's out-degree is a product, planned without it too
+    # a weighted matrix's out-degree is a product, planned without it too (one whose
+    # entries all hold one value reads its row pointers, as a pattern does)
     seen.clear()
-    pagerank(gb.Matrix.from_scipy(GRAPHS["random-300"].to_scipy().astype(np.float64)))
+    S = GRAPHS["random-300"].to_scipy().astype(np.float64)
+    pagerank(gb.Matrix.from_scipy(S))
+    assert seen[:2] == [None] * 2 and seen[2] is not None
+    seen.clear()
+    S.data = np.random.default_rng(3).random(S.nnz) + 0.5
+    pagerank(gb.Matrix.from_scipy(S))
     assert seen[:3] == [None] * 3 and len(seen) > 4
 
 

@@ -79,3 +79,36 @@ def test_planner_keeps_the_products_where_the_loop_must_see_iterations(monkeypat
     # a callback run and a fused run agree
     np.testing.assert_allclose(gb.algorithms.pagerank(A, callback=lambda s: True).to_dense(),
                                gb.algorithms.pagerank(A).to_dense(), atol=1e-15)
+
+
+def _dense_pagerank(W: np.ndarray, alpha: float = 0.85, tol: float = 1e-13) -> np.ndarray:
+    """The power iteration on a dense weight matrix: zero-weight rows are dangling."""
+    n = W.shape[0]
+    d = W.sum(axis=1)
+    P = np.divide(W, d[:, None], out=np.zeros_like(W), where=d[:, None] != 0)
+    r = np.full(n, 1.0 / n)
+    for _ in range(10_000):
+        last = r
+        r = alpha * (P.T @ r + r[d == 0].sum() / n) + (1 - alpha) / n
+        if np.abs(r - last).sum() < tol:
+            break
+    return r
+
+
+@pytest.mark.parametrize("value", [2.5, 0.1, 3, 0.0])
+def test_iso_weights_read_the_out_degree_from_the_row_pointers(value):
+    """A matrix whose entries all hold one value v: its weighted out-degree is v times
+    the entries per row (no product), and the ranks are those of the weights (v = 0:
+    every vertex dangling, uniform ranks)."""
+    rng = np.random.default_rng(7)
+    n, m = 40, 160
+    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
+    A = gb.Matrix.from_coo(rows, cols, value, shape=(n, n), dup_op="any")
+    assert A.csr().values is None and A.dtype.kind in "if"
+    W = np.zeros((n, n))
+    W[rows, cols] = value
+    got = gb.algorithms.pagerank(A, tol=1e-12).to_dense()
+    np.testing.assert_allclose(got, _dense_pagerank(W), rtol=1e-9, atol=1e-14)
+    with gb.config(format="csr"):  # the loop of products reads the same degrees
+        np.testing.assert_allclose(gb.algorithms.pagerank(A, tol=1e-12).to_dense(), got,
+                                   rtol=1e-12)
