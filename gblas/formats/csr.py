@@ -77,8 +77,11 @@ class CompressedEntries:
         """``(values, iso)`` where ``values`` is a length-1 array holding the iso value when iso."""
         if self.values is not None:
             return self.values, False
-        xp = xp_for(self.device)
-        return xp.full(1, self.iso_value, dtype=self.dtype), True
+        one = _ISO_ARRAYS.get(self)
+        if one is None:  # made once per CSR: an iterative algorithm asks on every product
+            one = _ISO_ARRAYS[self] = xp_for(self.device).full(1, self.iso_value,
+                                                                dtype=self.dtype)
+        return one, True
 
     def dense_values(self):
         """The values array, materialized when iso."""
@@ -407,6 +410,9 @@ class CSR(CompressedEntries, FormatBase):
         else:
             assert self.iso_value is not None
 
+
+#: iso CSR -> the length-1 array of its value that kernels read (weakly keyed; read only)
+_ISO_ARRAYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: CSR -> its entries per column (int64, on the CSR's device), where a build already knows
 #: them (the transpose: the source's row counts); weakly keyed, gone with the CSR.
