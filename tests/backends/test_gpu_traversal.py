@@ -55,3 +55,53 @@ def test_transposed_view():
     want = gb.algorithms.bfs(A.T, 3)
     got = gb.algorithms.bfs(A.to("gpu").T, 3)
     np.testing.assert_array_equal(cp.asnumpy(got.to_dense(fill=-1)), want.to_dense(fill=-1))
+
+
+def _road_like_graphs():
+    """Graphs of many small frontiers: a path, a grid, a path into a hub of 500
+    out-edges (a small frontier holding a vertex walked by a warp), a path into a dense
+    random block (the block hands over to the grid's pull levels), and a directed cycle."""
+    import scipy.sparse as sp
+
+    def sym(r, c, n):
+        S = sp.coo_array((np.ones(len(r)), (r, c)), shape=(n, n)).tocsr()
+        return (S + S.T).tocsr()
+
+    n = 4000
+    path = sym(np.arange(n - 1), np.arange(1, n), n)
+    k = 70
+    ids = np.arange(k * k).reshape(k, k)
+    grid = sym(np.r_[ids[:, :-1].ravel(), ids[:-1, :].ravel()],
+               np.r_[ids[:, 1:].ravel(), ids[1:, :].ravel()], k * k)
+    m = 300 + 1 + 500
+    hub = sym(np.r_[np.arange(300), np.full(500, 300)],
+              np.r_[np.arange(1, 301), np.arange(301, 801)], m)
+    rng = np.random.default_rng(3)
+    block = rng.integers(600, 2600, (2, 60000))
+    broom = sym(np.r_[np.arange(600), block[0]], np.r_[np.arange(1, 601), block[1]], 2600)
+    cycle = sp.coo_array((np.ones(3000), (np.arange(3000), (np.arange(3000) + 1) % 3000)),
+                         shape=(3000, 3000)).tocsr()
+    return [("path", path), ("grid", grid), ("hub", hub), ("broom", broom),
+            ("cycle", cycle)]
+
+
+@pytest.mark.parametrize("name,S", _road_like_graphs(), ids=lambda g: g if isinstance(g, str)
+                         else "")
+def test_small_frontiers_run_in_one_block(name, S):
+    """Runs of small frontiers go to the one-block kernel (counted in the stats) and give
+    SciPy's levels and the CPU's parents, whatever hands over to the grid's kernels."""
+    from gblas.backends.gpu.traversal import bfs_levels
+    from gblas.cli import scipy_bfs_levels
+
+    A = gb.Matrix.from_scipy(S)
+    G = A.to("gpu")
+    for s in (0, S.shape[0] // 2):
+        level, parent, stats = bfs_levels(G.csr(), lambda: G.csr(transposed=True), s, True)
+        want = scipy_bfs_levels(S, s)
+        np.testing.assert_array_equal(cp.asnumpy(level), want)
+        assert stats["levels"] == want.max()
+        assert stats["local"] > 0 and stats["local"] <= stats["push"]
+        _, want_p = gb.algorithms.bfs(A, s, parents=True)
+        np.testing.assert_array_equal(cp.asnumpy(parent), want_p.to_dense(fill=-1))
+        if name == "broom" and s == 0:
+            assert stats["pull"] > 0  # the block handed the dense part to the grid

@@ -1,6 +1,7 @@
 /* BFS levels, one fused kernel per level: push (a warp per frontier vertex claims its
    unvisited out-neighbours) or pull (an unvisited vertex scans its in-edges for the
-   previous level); the parents from one pass after the levels. */
+   previous level), or one block running many small push levels; the parents from one
+   pass after the levels. */
 #define FULL 0xffffffffu
 /* counters[0] counts the vertices found so far (all levels), counters[1] their out-edges;
    a level's k-th vertex goes to next[k - base], base = counters[0] before the level.
@@ -146,6 +147,95 @@ extern "C" __global__ void gb_bfs_pull(const P* __restrict__ ptrT, const I* __re
         gb_append(take, i, deg, next, counters, base, edges);
     }
     gb_add_edges(edges, counters);
+}
+
+/* Many small push levels in one block, with no host round trip between them: a road
+   network or a mesh runs hundreds of levels of a few hundred vertices, where one level of
+   the grid kernels costs its launches and a read-back (~35 us).  A thread per frontier
+   vertex walks its out-edges; a vertex of more than LOCAL_DEG out-edges is walked by a warp
+   after them.  Before each level the block stops when the frontier is empty, holds more
+   vertices than the block has threads or more than max_edges out-edges, or would pull by
+   Beamer's rule (alpha m_f > m_u); then
+   out = [levels run, frontier left in qb, its size, its out-edges, counters[0], counters[1]]
+   and the counters hold what the grid kernels' levels would have left.  The frontier in
+   qa has its out-edges counted already (the host's levels add them when they find it). */
+#define LOCAL_DEG 8
+#define LOCAL_MAX 1024
+extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_local(
+        const P* __restrict__ ptr, const I* __restrict__ idx, int* __restrict__ level,
+        int depth, int* __restrict__ qa, int* __restrict__ qb, long long nq, long long nnz,
+        long long alpha, long long max_edges, unsigned long long* __restrict__ counters,
+        long long* __restrict__ out)
+{
+    __shared__ unsigned long long s_edges, s_next;
+    __shared__ int s_nbig;
+    __shared__ int s_big[LOCAL_MAX];
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const int nwarps = blockDim.x >> 5;
+    int* cur = qa;
+    int* nxt = qb;
+    unsigned long long found = counters[0], edges_total = counters[1], m_f = 0;
+    long long levels = 0;
+    bool counted = true;  /* the frontier's edges are in edges_total already */
+    while (true) {
+        if (tid == 0) { s_edges = 0; s_next = 0; s_nbig = 0; }
+        __syncthreads();
+        int k = -1;
+        P s = 0, e = 0;
+        unsigned long long mine = 0;
+        for (long long f = tid; f < nq; f += blockDim.x) {
+            const int v = cur[f];
+            const P vs = ptr[v], ve = ptr[v + 1];
+            mine += (unsigned long long)(ve - vs);
+            if (f == tid) { k = v; s = vs; e = ve; }
+        }
+        if (mine) atomicAdd(&s_edges, mine);
+        __syncthreads();
+        m_f = s_edges;
+        if (!counted) edges_total += m_f;  /* found by this block */
+        counted = false;
+        const unsigned long long m_u = (unsigned long long)nnz - edges_total;
+        if (nq == 0 || nq > (long long)blockDim.x || m_f > (unsigned long long)max_edges
+            || (unsigned long long)alpha * m_f > m_u) break;
+        if (k >= 0) {
+            if (e - s > LOCAL_DEG) {
+                s_big[atomicAdd(&s_nbig, 1)] = k;
+            } else {
+                for (P p = s; p < e; ++p) {
+                    const long long j = (long long)idx[p];
+                    if (level[j] < 0 && atomicCAS(&level[j], -1, depth) == -1)
+                        nxt[atomicAdd(&s_next, 1ULL)] = (int)j;
+                }
+            }
+        }
+        __syncthreads();
+        for (int b = warp; b < s_nbig; b += nwarps) {
+            const int kb = s_big[b];
+            const P be = ptr[kb + 1];
+            for (P p = ptr[kb] + lane; p < be; p += 32) {
+                const long long j = (long long)idx[p];
+                if (level[j] < 0 && atomicCAS(&level[j], -1, depth) == -1)
+                    nxt[atomicAdd(&s_next, 1ULL)] = (int)j;
+            }
+        }
+        __syncthreads();
+        nq = (long long)s_next;
+        found += s_next;
+        ++levels;
+        ++depth;
+        int* t = cur; cur = nxt; nxt = t;
+        __syncthreads();  /* every thread has read s_next before thread 0 resets it */
+    }
+    if (tid == 0) {
+        counters[0] = found;
+        counters[1] = edges_total;
+        out[0] = levels;
+        out[1] = cur == qb;
+        out[2] = nq;
+        out[3] = (long long)m_f;
+        out[4] = (long long)found;
+        out[5] = (long long)edges_total;
+    }
 }
 
 /* The first level: the source alone, at level 0. */
