@@ -21,10 +21,12 @@ import numpy as np
 
 from benchmarks.bench_gpu_mxv import build_graph, time_ms
 
-SRC = r"""
-extern "C" __global__ void push_chunks(const int* __restrict__ Ap, const int* __restrict__ Aj,
-                                       const double* __restrict__ x, double* __restrict__ y,
-                                       int n, long long nnz, int per_lane)
+#: the push kernel, for float (f32) and double (f64) values: each warp a strided chunk of
+#: entries, the row of its first entry found by binary search, atomic adds into y
+PUSH = r"""
+extern "C" __global__ void push_NAME(const int* __restrict__ Ap, const int* __restrict__ Aj,
+                                     const T* __restrict__ x, T* __restrict__ y,
+                                     int n, long long nnz, int per_lane)
 {
     const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
@@ -45,30 +47,9 @@ extern "C" __global__ void push_chunks(const int* __restrict__ Ap, const int* __
         atomicAdd(y + Aj[e], x[r]);
     }
 }
-
-extern "C" __global__ void push_chunks_f32(const int* __restrict__ Ap, const int* __restrict__ Aj,
-                                           const float* __restrict__ x, float* __restrict__ y,
-                                           int n, long long nnz, int per_lane)
-{
-    const long long warp = ((long long)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    const int lane = threadIdx.x & 31;
-    const long long chunk = 32LL * per_lane;
-    long long e = warp * chunk + lane;
-    if (warp * chunk >= nnz) return;
-    int lo = 0, hi = n - 1;
-    while (lo < hi) {
-        int mid = (lo + hi + 1) >> 1;
-        if ((long long)Ap[mid] <= e) lo = mid; else hi = mid - 1;
-    }
-    int r = lo;
-    long long end = warp * chunk + chunk;
-    if (end > nnz) end = nnz;
-    for (; e < end; e += 32) {
-        while ((long long)Ap[r + 1] <= e) ++r;
-        atomicAdd(y + Aj[e], x[r]);
-    }
-}
 """
+SRC = (PUSH.replace("NAME", "f64").replace("T*", "double*")
+       + PUSH.replace("NAME", "f32").replace("T*", "float*"))
 
 
 def cusparse_transpose(indptr, indices, values, shape, symbolic):
@@ -166,7 +147,7 @@ def main() -> None:
         if not args.scales:
             return
     mod = cp.RawModule(code=SRC)
-    kernels = (mod.get_function("push_chunks"), mod.get_function("push_chunks_f32"))
+    kernels = (mod.get_function("push_f64"), mod.get_function("push_f32"))
     for scale in args.scales:
         print(json.dumps(push_scale(scale, kernels, args.repeat)), flush=True)
 
