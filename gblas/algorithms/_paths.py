@@ -41,23 +41,31 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
                     details={"sources": int(sources.size)})
     depth = reached = None
     threads = hardware.detect().threads
-    if heap_bound_holds(n, A.nvals, int(sources.size), threads):
+    heap_here = has_kernel("sssp", "csr", A.device, "heap")
+    if heap_here and heap_bound_holds(n, A.nvals, int(sources.size), threads):
         pass  # the heap wins at any depth: no probe
     elif not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
         csr = A.csr()
         depth, reached = get_kernel("bfs_depth", "csr", A.device)(
             csr.indptr, csr.indices, int(sources[0]))
+    elif not negative and sources.size and has_kernel("bfs", "csr", A.device, "levels"):
+        # a device without the probe kernel (the GPU): its fused BFS's levels
+        level, _, stats = get_kernel("bfs", "csr", A.device, "levels")(
+            A.csr(), lambda: A.csr(transposed=True), int(sources[0]), False)
+        depth, reached = int(stats["levels"]), int((level >= 0).sum())
     return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
                                negative=negative, device=A.device, threads=threads,
                                batch=max(1, BATCH_ENTRIES // max(n, 1)))
 
 
-def heap_paths(A, sources: np.ndarray, limit=None):
-    """``(dist, pred)`` of shape ``(len(sources), n)`` by the device's heap Dijkstra
-    (weights ``>= 0``; ``inf`` and no predecessor where unreached)."""
+def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None):
+    """``(dist, pred)`` of shape ``(len(sources), n)`` by the heap Dijkstra of ``device``
+    (the plan's: ``A``'s own, or the host's on a copy of ``A``; weights ``>= 0``; ``inf``
+    and no predecessor where unreached), on that device."""
     from ..backends.registry import get_kernel
 
-    csr = A.csr()
-    return get_kernel("sssp", "csr", A.device, "heap")(
+    device = device or A.device
+    csr = A.csr() if device == A.device else A.csr().to_device(device)
+    return get_kernel("sssp", "csr", device, "heap")(
         csr.indptr, csr.indices, csr.dense_values(), sources,
         np.inf if limit is None else limit)

@@ -281,16 +281,18 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
             # d = d<d < inf>: a path through an edge of weight inf is no path
             d = select(d, "valuelt", np.inf)
             report.close(f"{steps} steps, {d.nvals:,} reached")
-    elif _plan_checked(A, source).direction == "heap":
+    elif (plan := _plan_checked(A, source)).direction == "heap":
         # weights >= 0 on a graph many hops deep: a heap Dijkstra settles each vertex once
-        # where (min, +) products take a step per level of hops (the planner's estimate)
+        # where (min, +) products take a step per level of hops (the planner's estimate;
+        # on a device without one, the host's on a copy of A)
         from ._paths import heap_paths
 
         with Progress(call, enabled=progress) as report:
-            dist, _ = heap_paths(A, np.array([source], dtype=np.int64))
+            dist, _ = heap_paths(A, np.array([source], dtype=np.int64), device=plan.device)
             row = dist[0]
-            d = Vector.from_dense(row, present=np.isfinite(row))
-            report.close(f"heap Dijkstra, {d.nvals:,} reached")
+            d = Vector.from_dense(row, present=np.isfinite(row)).to(A.device)
+            where = "" if plan.device == A.device else f" on the {plan.device}"
+            report.close(f"heap Dijkstra{where}, {d.nvals:,} reached")
     else:
         with Progress(call, enabled=progress) as report:
             d, steps = nonnegative_sssp(A, source, report)

@@ -117,8 +117,9 @@ def _paths(A, call: str, *, indices, return_predecessors, unweighted, limit=None
     negative = (not unweighted) and has_negative_weights(A)
     if global_check and negative and has_negative_cycle(A):
         raise NegativeCycleError(f"{call}: negative cycle detected in the graph.")
-    if paths_plan(A, src, negative).direction == "heap":
-        dist, pred = heap_paths(A, src, limit)
+    plan = paths_plan(A, src, negative)
+    if plan.direction == "heap":
+        dist, pred = heap_paths(A, src, limit, device=plan.device)
         if not return_predecessors:
             return _shape(dist, prefix, n)
         return _shape(dist, prefix, n), _shape(pred, prefix, n)

@@ -20,6 +20,14 @@ HEAP_NS_PUSH = 6.0
 #: and 64 sources: benchmarks/results/sssp_routes_cpu.md).
 SEMIRING_STEP_S = 4e-4
 SEMIRING_NS_EDGE = 120.0
+#: The (min, +) products on a GPU: seconds per step (delta-stepping's four calls, each
+#: host-bound at ~0.1-0.25 ms on small frontiers), ns per source and edge (several passes
+#: over the reached part at the device's bandwidth).
+GPU_SEMIRING_STEP_S = 6e-4
+GPU_SEMIRING_NS_EDGE = 0.5
+#: Bytes per second of a device -> host copy (pageable memory), for the heap Dijkstra on a
+#: host copy of a device's matrix.
+HOST_COPY_BYTES_S = 10e9
 
 
 def _has_heap_kernel(device: str) -> bool:
@@ -61,8 +69,11 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
 
     The rule, in order:
 
-    1. negative weights, or no ``("sssp", "csr", device, "heap")`` kernel (the GPU):
-       **semiring** (label setting needs weights ``>= 0``);
+    1. negative weights: **semiring** (label setting needs weights ``>= 0``); on a
+       device without a ``("sssp", "csr", device, "heap")`` kernel (the GPU), its
+       products unless the host's heap on a copy of the matrix is estimated faster
+       (``device`` "cpu" in the Plan: a copy at :data:`HOST_COPY_BYTES_S`, the device's
+       steps at :data:`GPU_SEMIRING_STEP_S`);
     2. otherwise the estimated times, from ``depth`` and ``reached`` (a BFS in hops from
        the first source, run by the caller: ``O(n + m)``, cheaper than either method):
 
@@ -85,14 +96,26 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
     >>> plan_shortest_paths(10, 20, 1, depth=2, reached=10, negative=True, device="cpu",
     ...                     threads=2, batch=10).direction
     'semiring'
+
+    On a GPU (no heap kernel there), a road network a thousand hops deep goes to the
+    host's heap; a power-law graph five hops deep keeps the device's products:
+
+    >>> p = plan_shortest_paths(114_599, 239_332, 1, depth=1000, reached=114_599,
+    ...                         negative=False, device="gpu", threads=2, batch=146)
+    >>> p.direction, p.device
+    ('heap', 'cpu')
+    >>> p = plan_shortest_paths(1 << 22, 65_000_000, 1, depth=6, reached=2_000_000,
+    ...                         negative=False, device="gpu", threads=2, batch=4)
+    >>> p.direction, p.device
+    ('semiring', 'gpu')
     """
     details = {"sources": sources, "depth": depth, "reached": reached}
     if negative:
         return Plan("shortest_paths", "csr", "semiring", device, None,
                     (), 0, "negative weights: Bellman-Ford over (min, +)", details)
     if not _has_heap_kernel(device):
-        return Plan("shortest_paths", "csr", "semiring", device, None,
-                    (), 0, f"no label-setting kernel on {device}", details)
+        return _device_without_heap(n, nnz, sources, depth, reached, device, threads, batch,
+                                    details)
     if depth is None or reached is None:
         if heap_bound_holds(n, nnz, sources, threads):
             return Plan("shortest_paths", "csr", "heap", device,
@@ -101,10 +124,7 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
                         f"({nnz / max(n, 1):.3g} entries per row; no probe needed)", details)
         return Plan("shortest_paths", "csr", "semiring", device, None,
                     (), 0, "(min, +) products: the graph was not probed", details)
-    r = max(int(reached), 1)
-    e = float(nnz) * r / max(n, 1)
-    heap_s = sources * (e * HEAP_NS_EDGE + r * np.log2(r + 1) * HEAP_NS_PUSH) * 1e-9 / max(
-        1, min(sources, threads))
+    heap_s, e = _heap_seconds(n, nnz, sources, reached, threads)
     batches = -(-sources // max(batch, 1))
     semi_s = (batches * (depth + 1) * SEMIRING_STEP_S
               + sources * e * SEMIRING_NS_EDGE * 1e-9 / max(threads, 1))
@@ -113,7 +133,46 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
         return Plan("shortest_paths", "csr", "heap", device,
                     KernelKey("sssp", "csr", device, "heap"),
                     (), 0, f"heap Dijkstra {heap_s:.3g} s <= (min, +) products {semi_s:.3g} s "
-                    f"({depth} hops deep, {r} reached)", details)
+                    f"({depth} hops deep, {reached} reached)", details)
     return Plan("shortest_paths", "csr", "semiring", device, None, (), 0,
                 f"(min, +) products {semi_s:.3g} s < heap Dijkstra {heap_s:.3g} s "
-                f"({depth} hops deep, {r} reached)", details)
+                f"({depth} hops deep, {reached} reached)", details)
+
+
+def _heap_seconds(n: int, nnz: int, sources: int, reached: int, threads: int
+                  ) -> tuple[float, float]:
+    """The heap Dijkstra's estimated seconds on the host, and the edges of the reached
+    part."""
+    r = max(int(reached), 1)
+    e = float(nnz) * r / max(n, 1)
+    heap_s = sources * (e * HEAP_NS_EDGE + r * np.log2(r + 1) * HEAP_NS_PUSH) * 1e-9 / max(
+        1, min(sources, threads))
+    return heap_s, e
+
+
+def _device_without_heap(n: int, nnz: int, sources: int, depth: int | None,
+                         reached: int | None, device: str, threads: int, batch: int,
+                         details: dict) -> Plan:
+    """A device without a label-setting kernel (the GPU): its (min, +) products, or the
+    host's heap Dijkstra on a copy of the matrix where the products' steps (one per level
+    of hops: a road network is a thousand deep) would cost more than the copy and the
+    heap (the device's probe gave the depth)."""
+    if depth is not None and reached is not None and _has_heap_kernel("cpu"):
+        heap_s, e = _heap_seconds(n, nnz, sources, reached, threads)
+        copy_s = (nnz * 12 + n * 8 * (sources + 1)) / HOST_COPY_BYTES_S
+        batches = -(-sources // max(batch, 1))
+        semi_s = (batches * (depth + 1) * GPU_SEMIRING_STEP_S
+                  + sources * e * GPU_SEMIRING_NS_EDGE * 1e-9)
+        details.update(heap_s=heap_s + copy_s, semiring_s=semi_s)
+        if heap_s + copy_s < semi_s:
+            return Plan("shortest_paths", "csr", "heap", "cpu",
+                        KernelKey("sssp", "csr", "cpu", "heap"), (), 0,
+                        f"heap Dijkstra on a host copy {heap_s + copy_s:.3g} s (copy "
+                        f"{copy_s:.3g} s) < {device} (min, +) products {semi_s:.3g} s "
+                        f"({depth} hops deep, {reached} reached)", details)
+        return Plan("shortest_paths", "csr", "semiring", device, None, (), 0,
+                    f"{device} (min, +) products {semi_s:.3g} s <= heap Dijkstra on a host "
+                    f"copy {heap_s + copy_s:.3g} s ({depth} hops deep, {reached} reached)",
+                    details)
+    return Plan("shortest_paths", "csr", "semiring", device, None,
+                (), 0, f"no label-setting kernel on {device}", details)

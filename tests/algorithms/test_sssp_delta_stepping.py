@@ -274,3 +274,4 @@ def test_weight_check_follows_a_matrix_written_to():
     assert gb.algorithms.sssp(A, 0).to_dense().tolist() == [0.0, 2.0, 5.0]
     gb.apply(A, "ainv", out=A)
     assert gb.algorithms.sssp(A, 0).to_dense().tolist() == [0.0, -2.0, -5.0]
+

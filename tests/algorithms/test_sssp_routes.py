@@ -49,3 +49,29 @@ def test_a_long_path_takes_the_heap(n):
     planned, products = _both(A, 0, False)
     np.testing.assert_array_equal(planned.to_dense(fill=-1), 2.0 * np.arange(n))
     np.testing.assert_array_equal(products.to_dense(fill=-1), 2.0 * np.arange(n))
+
+
+@pytest.mark.gpu
+def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
+    """On the GPU (no heap kernel there) a graph a thousand hops deep runs the host's heap
+    Dijkstra on a copy, as the planner estimates and explain shows, and returns its
+    distances on the GPU; a shallow graph keeps the device's (min, +) products."""
+    pytest.importorskip("cupy")
+    n = 1500
+    rng = np.random.default_rng(5)
+    r = np.r_[np.arange(n - 1), np.arange(1, n)]
+    c = np.r_[np.arange(1, n), np.arange(n - 1)]
+    S = sp.csr_array((rng.uniform(0.5, 2.0, r.size), (r, c)), shape=(n, n))
+    G = gb.Matrix.from_scipy(S).to("gpu")
+    plan = gb.explain(gb.algorithms.sssp, G, 7)
+    assert (plan.direction, plan.device) == ("heap", "cpu"), plan.reason
+    assert "host copy" in plan.reason and plan.details["depth"] == n - 8
+    d, p = gb.algorithms.sssp(G, 7, parents=True)
+    assert d.device == "gpu" and p.device == "gpu"
+    np.testing.assert_allclose(d.to_dense(fill=np.inf).get(), csg.dijkstra(S, indices=7),
+                               rtol=1e-12)
+    want_p = gb.algorithms.sssp(gb.Matrix.from_scipy(S), 7, parents=True)[1].to_dense(fill=-1)
+    np.testing.assert_array_equal(p.to_dense(fill=-1).get(), want_p)
+    K = gb.io.kronecker(16, 16, seed=3)  # vertex 0 reaches 40K vertices in 6 hops
+    plan = gb.explain(gb.algorithms.sssp, K.to("gpu"), 0)
+    assert (plan.direction, plan.device) == ("semiring", "gpu"), plan.reason
