@@ -7,6 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import hardware
+from ..backends.registry import get_kernel, has_kernel
+from ..config import config
+from ..planner import Plan, heap_bound_holds, plan_shortest_paths
+from ..planner.cost import summary
+
 #: Distance entries per batch of sources on the (min, +) route.
 BATCH_ENTRIES = 1 << 24
 
@@ -28,21 +34,32 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
     >>> shortest_paths_plan(A, np.array([0, 1, 2]), negative=False).direction
     'heap'
     """
-    from .. import hardware
-    from ..backends.registry import get_kernel, has_kernel
-    from ..config import config
-    from ..planner import Plan, heap_bound_holds, plan_shortest_paths
-
     n = A.shape[0]
     settings = config.current()
     if settings.format is not None or settings.direction is not None:
         return Plan("shortest_paths", "csr", "semiring", A.device, None,
                     reason="(min, +) products: a format or direction is pinned by gb.config",
                     details={"sources": int(sources.size)})
-    depth = reached = None
     threads = hardware.detect().threads
     heap_here = has_kernel("sssp", "csr", A.device, "heap")
-    if heap_here and heap_bound_holds(n, A.nvals, int(sources.size), threads):
+    bound = heap_here and heap_bound_holds(n, A.nvals, int(sources.size), threads)
+    # the plan of a storage, kept with it: without a probe it depends on the sizes alone,
+    # with one on the first source too (a Matrix written to has a new storage)
+    memo = summary(A.csr())
+    key = ("paths_plan", int(sources.size), bool(negative), settings, threads,
+           None if bound or not sources.size else int(sources[0]))
+    plan = memo.get(key)
+    if plan is None:
+        plan = memo[key] = _probed_plan(A, sources, negative, threads, bound)
+    return plan
+
+
+def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bool):
+    """:func:`shortest_paths_plan` once the settings are read: the probe where the heap's
+    bound does not settle it, then the planner's choice."""
+    n = A.shape[0]
+    depth = reached = None
+    if bound:
         pass  # the heap wins at any depth: no probe
     elif not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
         csr = A.csr()
@@ -62,8 +79,6 @@ def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None):
     """``(dist, pred)`` of shape ``(len(sources), n)`` by the heap Dijkstra of ``device``
     (the plan's: ``A``'s own, or the host's on a copy of ``A``; weights ``>= 0``; ``inf``
     and no predecessor where unreached), on that device."""
-    from ..backends.registry import get_kernel
-
     device = device or A.device
     csr = A.csr() if device == A.device else A.csr().to_device(device)
     return get_kernel("sssp", "csr", device, "heap")(

@@ -75,3 +75,35 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
     K = gb.io.kronecker(16, 16, seed=3)  # vertex 0 reaches 40K vertices in 6 hops
     plan = gb.explain(gb.algorithms.sssp, K.to("gpu"), 0)
     assert (plan.direction, plan.device) == ("semiring", "gpu"), plan.reason
+
+
+def test_the_plan_is_kept_with_the_storage(monkeypatch):
+    """The shortest-path plan is kept with the matrix's storage: a second call from the
+    same source runs no probe, another source probes again, and a Matrix written to (a
+    new storage) is planned afresh."""
+    from gblas.algorithms import _paths
+
+    probes = []
+    real = _paths.get_kernel
+
+    def counting(*key):
+        if key[0] in ("bfs_depth", "bfs"):
+            probes.append(key)
+        return real(*key)
+
+    monkeypatch.setattr(_paths, "get_kernel", counting)
+    n = 2000
+    ids = np.arange(n - 1)
+    A = gb.Matrix.from_scipy(sp.csr_array((np.full(n - 1, 2.0), (ids, ids + 1)),
+                                          shape=(n, n)))
+    first = gb.explain(gb.algorithms.sssp, A, 0)
+    assert first.direction == "heap" and len(probes) == 1
+    assert gb.explain(gb.algorithms.sssp, A, 0) is first and len(probes) == 1
+    np.testing.assert_array_equal(gb.algorithms.sssp(A, 0).to_dense(), 2.0 * np.arange(n))
+    assert len(probes) == 1
+    gb.explain(gb.algorithms.sssp, A, 5)
+    assert len(probes) == 2
+    gb.apply(A, "ainv", out=A)  # written to: a new storage, planned afresh
+    assert gb.explain(gb.algorithms.sssp, A, 0) is not first
+    with gb.config(format="csr"):  # pinned: the products, not the kept plan
+        assert gb.explain(gb.algorithms.sssp, A, 0).direction == "semiring"
