@@ -9,6 +9,7 @@ The output is the same array for array (a CSR without duplicates has one transpo
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import cupy as cp
@@ -32,9 +33,22 @@ def supports(shape: tuple[int, int], nnz: int, values: Any) -> bool:
     (True, False)
     """
     m, n = shape
-    if max(m, n, nnz) >= _INT32_MAX:
+    if max(m, n, nnz) >= _INT32_MAX or not _available():
         return False
     return values is None or np.dtype(values.dtype) in _VALUE_TYPES
+
+
+@functools.cache
+def _available() -> bool:
+    """Whether this CuPy exposes cuSPARSE's csr2cscEx2 (its low-level binding; else the
+    sort runs)."""
+    try:
+        from cupy_backends.cuda.libs import cusparse as cs
+    except ImportError:
+        return False
+    return all(hasattr(cs, name) for name in ("csr2cscEx2", "csr2cscEx2_bufferSize",
+                                               "CUSPARSE_ACTION_SYMBOLIC",
+                                               "CUSPARSE_CSR2CSC_ALG1"))
 
 
 def csr_transpose(indptr: Any, indices: Any, values: Any, shape: tuple[int, int]
