@@ -4,6 +4,8 @@ and both stopping rules; and the planner's choice between them."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -73,8 +75,16 @@ def test_planner_keeps_the_products_where_the_loop_must_see_iterations(monkeypat
     with gb.config(format="csr"):
         assert "pinned" in gb.explain(gb.algorithms.pagerank, A).reason
     monkeypatch.setattr(plans, "FUSED_PAGERANK_MAX_ENTRIES", A.nvals - 1)
+    # more entries than the limit: still fused while the ranks fit the cache ...
     p = gb.explain(gb.algorithms.pagerank, A)
-    assert p.key is None and "entries" in p.reason
+    assert p.kernel == "pagerank/csr/cpu/fused" and "fit the cache" in p.reason, p.reason
+    # ... and the loop once they do not (a machine of a 64-byte cache, here)
+    from gblas import hardware
+
+    hw = hardware.detect()
+    monkeypatch.setattr(hardware, "detect", lambda: dataclasses.replace(hw, l3=64))
+    p = gb.explain(gb.algorithms.pagerank, A)
+    assert p.key is None and "entries" in p.reason and "beyond the cache" in p.reason
     monkeypatch.undo()
     # a callback run and a fused run agree
     np.testing.assert_allclose(gb.algorithms.pagerank(A, callback=lambda s: True).to_dense(),
