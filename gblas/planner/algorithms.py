@@ -113,8 +113,8 @@ def plan_pagerank(A, settings: Settings, *, callback: bool, resumed: bool) -> Pl
 def _ranks_fit(A) -> bool:
     """Whether a CPU product's vertex data (``x`` read, ``y`` and its flag written) fits
     the cache share the pull rule allows: then that rule keeps CSR (or shards, on rows
-    split unevenly), and the fused loop over the CSR is the faster run (measured 7-14%
-    at 2.7-3.9M entries: ego-Twitter, Kronecker 18)."""
+    split unevenly), and the fused loop over the CSR is the faster run
+    (``benchmarks/results/end_to_end_pagerank_cpu.md``)."""
     if A.device != "cpu":
         return False
     n = A.shape[0]

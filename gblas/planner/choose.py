@@ -399,9 +399,9 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
                             allowed_frac: float, fold: str, expected_uses: int | None):
     """The CSR choice without the statistics of the other GPU formats, when no format can
     pay even at its best (every entry in the hot segment, no panel runs beyond the
-    entries, no gather of ``x``): their estimates only fall as those statistics grow
-    worse, so measuring them (a sort and several passes over the entries: 5 ms at
-    Kronecker 14, 6 ms at 22 on an H200) cannot change the choice.  None when some
+    entries, no gather of ``x``): their estimated times only grow as the measured
+    statistics move from that best case, so measuring them (a sort and several passes
+    over the entries) cannot change the choice.  None when some
     format could pay, or one is built already.  While a bound saving exists, the plan
     names the use count at which it would pay for the cheapest build, and the
     statistics are measured then."""

@@ -20,10 +20,11 @@ HEAP_NS_PUSH = 6.0
 #: and 64 sources: benchmarks/results/sssp_routes_cpu.md).
 SEMIRING_STEP_S = 4e-4
 SEMIRING_NS_EDGE = 120.0
-#: The (min, +) products on a GPU: seconds per step (delta-stepping's four calls, each
-#: host-bound at ~0.1-0.25 ms on small frontiers), ns per source and edge (several passes
-#: over the reached part at the device's bandwidth).
-GPU_SEMIRING_STEP_S = 6e-4
+#: The (min, +) products on a GPU: seconds per level of hops (fitted: 1.4-1.9 ms on
+#: delaunay-n16, cit-HepPh, p2p-Gnutella31 and luxembourg-osm on an H100, the calls of a
+#: step host-bound on small frontiers; ``benchmarks/results/end_to_end_gpu.md``), ns per
+#: source and edge (several passes over the reached part at the device's bandwidth).
+GPU_SEMIRING_STEP_S = 1.4e-3
 GPU_SEMIRING_NS_EDGE = 0.5
 #: Bytes per second of a device -> host copy (pageable memory), for the heap Dijkstra on a
 #: host copy of a device's matrix.

@@ -59,10 +59,8 @@ LOCAL_THREADS = 1024
 #: ... and at most this many out-edges, without a read-back between them.  It starts once
 #: a search has run LOCAL_AFTER levels (power-law graphs finish before), on a push level of
 #: at most LOCAL_ENTER vertices and LOCAL_EDGES / 2 out-edges (a frontier near the limits
-#: would bounce between the block and the grid).  On an H100 the block ran luxembourg-osm's
-#: search (frontiers of about a hundred vertices of degree 2) in 11.2 ms against 32.6 ms
-#: for the grid's levels, but delaunay-n16's (frontiers of hundreds of degree-6 vertices)
-#: in 5.7 against 4.9 ms: one multiprocessor's edges per level bound the gain.
+#: would bounce between the block and the grid); one multiprocessor's edges per level
+#: bound the gain (``benchmarks/results/end_to_end_gpu.md``).
 LOCAL_EDGES = 1024
 LOCAL_ENTER = 256
 LOCAL_AFTER = 8
