@@ -118,7 +118,8 @@ def _ranks_fit(A) -> bool:
     if A.device != "cpu":
         return False
     n = A.shape[0]
-    return n * 17 <= hardware.detect().l3 * cost.CACHE_FIT_FRACTION
+    # PageRank's product: float64 x, float64 y and its flag
+    return cost.vertex_data((n, n), 8, 9, hardware.detect().l3)[2]
 
 
 def _transpose_ready(A) -> bool:

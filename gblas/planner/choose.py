@@ -282,10 +282,8 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     memo = cost.summary(csr)
     fixed = memo.get(key)
     if fixed is None:
-        vertex = n * x_bytes + m * y_bytes
-        cache = hw.l3 * cost.CACHE_FIT_FRACTION
+        vertex, cache, fits = cost.vertex_data((m, n), x_bytes, y_bytes, hw.l3)
         imb = cost.row_imbalance(csr.indptr, hw.threads)
-        fits = vertex <= cache
         where = (f"vertex data {_mb(vertex)} {'fits' if fits else 'exceeds'} {_mb(cache)} "
                  f"({cost.CACHE_FIT_FRACTION:g} of the {_mb(hw.l3)} L3)")
         balance = f"row split imbalance {imb:.2f} on {hw.threads} threads"

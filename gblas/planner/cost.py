@@ -77,6 +77,22 @@ def push_bytes(active_edges: int, nactive: int, nrows: int, a_val: int, y_val: i
 CACHE_FIT_FRACTION = 0.5
 #: A row-granular split this much slower than the ideal counts as skewed.
 SKEW_IMBALANCE = 1.2
+
+
+def vertex_data(shape: tuple[int, int], x_bytes: int, y_bytes: int, l3: int
+                ) -> tuple[int, float, bool]:
+    """A CPU pull's vertex data (``x`` read, ``y`` with its flag written), the cache share
+    it may hold (:data:`CACHE_FIT_FRACTION` of the L3), and whether it fits.
+
+    Examples
+    --------
+    >>> vertex_data((1000, 1000), 8, 9, 32 << 20)
+    (17000, 16777216.0, True)
+    """
+    m, n = shape
+    vertex = n * x_bytes + m * y_bytes
+    cache = l3 * CACHE_FIT_FRACTION
+    return vertex, cache, vertex <= cache
 #: The CPU transpose (``backends/cpu/build.py``: bucket counts, a partition pass, a
 #: placement within cache-sized buckets): ns per entry and thread, plus per byte of value.
 #: Measured at Kronecker 22 (128M entries, 2 threads): 1.2-1.9 s pattern-only and 1.3-1.7 s
