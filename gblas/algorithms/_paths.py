@@ -80,7 +80,15 @@ def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None):
     (the plan's: ``A``'s own, or the host's on a copy of ``A``; weights ``>= 0``; ``inf``
     and no predecessor where unreached), on that device."""
     device = device or A.device
-    csr = A.csr() if device == A.device else A.csr().to_device(device)
+    csr = A.csr()
+    if device != A.device:
+        # the copy is kept with the storage, as the plan is: a road network's repeated
+        # calls pay its transfer once (a Matrix written to has a new storage)
+        memo = summary(csr)
+        copy = memo.get(("host_copy", device))
+        if copy is None:
+            copy = memo[("host_copy", device)] = csr.to_device(device)
+        csr = copy
     return get_kernel("sssp", "csr", device, "heap")(
         csr.indptr, csr.indices, csr.dense_values(), sources,
         np.inf if limit is None else limit)

@@ -155,9 +155,10 @@ def _device_without_heap(n: int, nnz: int, sources: int, depth: int | None,
                          reached: int | None, device: str, threads: int, batch: int,
                          details: dict) -> Plan:
     """A device without a label-setting kernel (the GPU): its (min, +) products, or the
-    host's heap Dijkstra on a copy of the matrix where the products' steps (one per level
-    of hops: a road network is a thousand deep) would cost more than the copy and the
-    heap (the device's probe gave the depth)."""
+    host's heap Dijkstra on a copy of the matrix (made by the first such call, then kept
+    with the storage) where the products' steps (one per level of hops: a road network
+    is a thousand deep) would cost more than the copy and the heap (the device's probe
+    gave the depth)."""
     if depth is not None and reached is not None and _has_heap_kernel("cpu"):
         heap_s, e = _heap_seconds(n, nnz, sources, reached, threads)
         copy_s = (nnz * 12 + n * 8 * (sources + 1)) / HOST_COPY_BYTES_S

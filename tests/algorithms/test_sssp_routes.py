@@ -72,6 +72,17 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
                                rtol=1e-12)
     want_p = gb.algorithms.sssp(gb.Matrix.from_scipy(S), 7, parents=True)[1].to_dense(fill=-1)
     np.testing.assert_array_equal(p.to_dense(fill=-1).get(), want_p)
+    # the host copy is made once and kept with the storage; a write gives a new one
+    from gblas.formats.costing import summary
+
+    copy = summary(G.csr())[("host_copy", "cpu")]
+    d2 = gb.algorithms.sssp(G, 7)
+    assert summary(G.csr())[("host_copy", "cpu")] is copy
+    np.testing.assert_array_equal(d2.to_dense(fill=np.inf).get(), d.to_dense(fill=np.inf).get())
+    gb.apply(G, "times", right=2.0, out=G)
+    np.testing.assert_allclose(gb.algorithms.sssp(G, 7).to_dense(fill=np.inf).get(),
+                               2 * csg.dijkstra(S, indices=7), rtol=1e-12)
+    assert summary(G.csr()).get(("host_copy", "cpu")) is not copy
     K = gb.io.kronecker(18, 16, seed=3)  # its top vertex reaches 149K vertices in 5 hops
     top = int(np.argmax(np.diff(K.csr().indptr)))
     plan = gb.explain(gb.algorithms.sssp, K.to("gpu"), top)
