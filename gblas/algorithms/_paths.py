@@ -41,8 +41,9 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
                     reason="(min, +) products: a format or direction is pinned by gb.config",
                     details={"sources": int(sources.size)})
     threads = hardware.detect().threads
-    heap_here = has_kernel("sssp", "csr", A.device, "heap")
-    bound = heap_here and heap_bound_holds(n, A.nvals, int(sources.size), threads)
+    batch = max(1, BATCH_ENTRIES // max(n, 1))
+    bound = not negative and heap_bound_holds(n, A.nvals, int(sources.size), threads,
+                                              A.device, batch)
     # the plan of a storage, kept with it: without a probe it depends on the sizes alone,
     # with one on the first source too (a Matrix written to has a new storage)
     memo = summary(A.csr())
@@ -50,11 +51,12 @@ def shortest_paths_plan(A, sources: np.ndarray, negative: bool):
            None if bound or not sources.size else int(sources[0]))
     plan = memo.get(key)
     if plan is None:
-        plan = memo[key] = _probed_plan(A, sources, negative, threads, bound)
+        plan = memo[key] = _probed_plan(A, sources, negative, threads, bound, batch)
     return plan
 
 
-def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bool):
+def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bool,
+                 batch: int):
     """:func:`shortest_paths_plan` once the settings are read: the probe where the heap's
     bound does not settle it, then the planner's choice."""
     n = A.shape[0]
@@ -72,7 +74,7 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
         depth, reached = int(stats["levels"]), int((level >= 0).sum())
     return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
                                negative=negative, device=A.device, threads=threads,
-                               batch=max(1, BATCH_ENTRIES // max(n, 1)))
+                               batch=batch)
 
 
 def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None):

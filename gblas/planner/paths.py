@@ -38,7 +38,8 @@ def _has_heap_kernel(device: str) -> bool:
         return False
 
 
-def heap_bound_holds(n: int, nnz: int, sources: int, threads: int) -> bool:
+def heap_bound_holds(n: int, nnz: int, sources: int, threads: int, device: str = "cpu",
+                     batch: int = 1) -> bool:
     """Whether the heap's estimate is below the products' whatever the depth and the part
     reached (then no probe is needed).
 
@@ -47,18 +48,38 @@ def heap_bound_holds(n: int, nnz: int, sources: int, threads: int) -> bool:
     sources HEAP_NS_EDGE / k) nnz / n`` (``k = min(sources, threads)``; the products'
     cost per step only adds to their side), and the left side is largest at ``r = n``.
 
+    On a ``device`` without a heap kernel (the GPU) the bound is the host's heap on a
+    copy of the matrix, everything reached, against the device's products at their
+    least: one step per batch of ``batch`` sources, nothing relaxed (a graph of a few
+    thousand vertices, where the probe alone would cost more than the heap).
+
     Examples
     --------
     >>> heap_bound_holds(62_586, 147_892, 4, 2)    # p2p-Gnutella31: 2.4 entries per row
     True
     >>> heap_bound_holds(1_000_000, 10_000, 1, 2)  # almost no edges: probe first
     False
+    >>> heap_bound_holds(1_024, 12_030, 1, 2, device="gpu")      # Kronecker 10
+    True
+    >>> heap_bound_holds(16_384, 227_993, 1, 2, device="gpu")    # Kronecker 14: probe
+    False
     """
     if n <= 1:
         return True
+    if not _has_heap_kernel(device):
+        if not _has_heap_kernel("cpu"):
+            return False
+        heap_s, _ = _heap_seconds(n, nnz, sources, n, threads)
+        return bool(heap_s + _copy_seconds(n, nnz, sources)
+                    <= -(-sources // max(batch, 1)) * GPU_SEMIRING_STEP_S)
     k = max(1, min(sources, threads))
     margin = sources * (SEMIRING_NS_EDGE / max(threads, 1) - HEAP_NS_EDGE / k)
     return bool(sources * np.log2(n + 1) * HEAP_NS_PUSH / k <= margin * nnz / n)
+
+
+def _copy_seconds(n: int, nnz: int, sources: int) -> float:
+    """A device's matrix to the host (indices and values) and the distances back."""
+    return (nnz * 12 + n * 8 * (sources + 1)) / HOST_COPY_BYTES_S
 
 
 def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
@@ -159,9 +180,15 @@ def _device_without_heap(n: int, nnz: int, sources: int, depth: int | None,
     with the storage) where the products' steps (one per level of hops: a road network
     is a thousand deep) would cost more than the copy and the heap (the device's probe
     gave the depth)."""
+    if (depth is None or reached is None) and heap_bound_holds(n, nnz, sources, threads,
+                                                               device, batch):
+        return Plan("shortest_paths", "csr", "heap", "cpu",
+                    KernelKey("sssp", "csr", "cpu", "heap"), (), 0,
+                    f"heap Dijkstra on a host copy: below one {device} (min, +) step at "
+                    f"any depth and reach ({n:,} vertices; no probe needed)", details)
     if depth is not None and reached is not None and _has_heap_kernel("cpu"):
         heap_s, e = _heap_seconds(n, nnz, sources, reached, threads)
-        copy_s = (nnz * 12 + n * 8 * (sources + 1)) / HOST_COPY_BYTES_S
+        copy_s = _copy_seconds(n, nnz, sources)
         batches = -(-sources // max(batch, 1))
         semi_s = (batches * (depth + 1) * GPU_SEMIRING_STEP_S
                   + sources * e * GPU_SEMIRING_NS_EDGE * 1e-9)

@@ -99,9 +99,15 @@ def test_planner_rule_is_explicit():
                                   negative=False, device="cpu", threads=64, batch=4)
     assert shallow.direction == "semiring"
     assert "heap Dijkstra" in shallow.reason
-    gpu = plan_shortest_paths(100, 300, 2, depth=None, reached=None, negative=False,
-                              device="gpu", threads=2, batch=10)
-    assert gpu.direction == "semiring"
+    # unprobed on a GPU: a small graph's host heap beats even one device step; a large
+    # one keeps the products
+    small = plan_shortest_paths(100, 300, 2, depth=None, reached=None, negative=False,
+                                device="gpu", threads=2, batch=10)
+    assert (small.direction, small.device) == ("heap", "cpu")
+    assert "no probe needed" in small.reason
+    large = plan_shortest_paths(1 << 22, 1 << 26, 2, depth=None, reached=None,
+                                negative=False, device="gpu", threads=2, batch=4)
+    assert (large.direction, large.device) == ("semiring", "gpu")
 
 
 def _nx_graph(A):

@@ -55,9 +55,10 @@ def test_a_long_path_takes_the_heap(n):
 def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
     """On the GPU (no heap kernel there) a graph a thousand hops deep runs the host's heap
     Dijkstra on a copy, as the planner estimates and explain shows, and returns its
-    distances on the GPU; a shallow graph keeps the device's (min, +) products."""
+    distances on the GPU; a shallow graph keeps the device's (min, +) products, and a
+    small one takes the host's heap without a probe."""
     pytest.importorskip("cupy")
-    n = 1500
+    n = 40_000  # its heap (everything reached) costs more than one device step: probed
     rng = np.random.default_rng(5)
     r = np.r_[np.arange(n - 1), np.arange(1, n)]
     c = np.r_[np.arange(1, n), np.arange(n - 1)]
@@ -83,6 +84,12 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
     np.testing.assert_allclose(gb.algorithms.sssp(G, 7).to_dense(fill=np.inf).get(),
                                2 * csg.dijkstra(S, indices=7), rtol=1e-12)
     assert summary(G.csr()).get(("host_copy", "cpu")) is not copy
+    small = gb.Matrix.from_scipy(S[:1500, :1500]).to("gpu")
+    plan = gb.explain(gb.algorithms.sssp, small, 7)
+    assert (plan.direction, plan.device) == ("heap", "cpu") and plan.details["depth"] is None
+    assert "no probe needed" in plan.reason
+    np.testing.assert_allclose(gb.algorithms.sssp(small, 7).to_dense(fill=np.inf).get(),
+                               csg.dijkstra(S[:1500, :1500], indices=7), rtol=1e-12)
     K = gb.io.kronecker(18, 16, seed=3)  # its top vertex reaches 149K vertices in 5 hops
     top = int(np.argmax(np.diff(K.csr().indptr)))
     plan = gb.explain(gb.algorithms.sssp, K.to("gpu"), top)
