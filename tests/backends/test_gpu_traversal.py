@@ -105,3 +105,29 @@ def test_small_frontiers_run_in_one_block(name, S):
         np.testing.assert_array_equal(cp.asnumpy(parent), want_p.to_dense(fill=-1))
         if name == "broom" and s == 0:
             assert stats["pull"] > 0  # the block handed the dense part to the grid
+
+
+@pytest.mark.parametrize("parents", [False, True])
+def test_transpose_built_only_for_a_pull(parents):
+    """A search that only pushes (a path) never asks for ``A'``; one with a heavy level
+    (the leaves of an undirected star, all pointing back at the hub) asks once; parents
+    ask for it too."""
+    from gblas.backends.gpu.traversal import bfs_levels
+
+    n = 300
+    ids = np.arange(n - 1)
+    path = gb.Matrix.from_coo(ids, ids + 1, shape=(n, n)).to("gpu")
+    hub = np.zeros(n - 1, dtype=np.int64)
+    star = gb.Matrix.from_coo(np.r_[hub, ids + 1], np.r_[ids + 1, hub], shape=(n, n)).to("gpu")
+    for G, pulls in ((path, False), (star, True)):
+        asked = []
+
+        def get_AT(G=G, asked=asked):
+            asked.append(1)
+            return G.csr(transposed=True)
+
+        level, parent, stats = bfs_levels(G.csr(), get_AT, 0, parents)
+        assert len(asked) == (1 if pulls or parents else 0), stats
+        assert (stats["pull"] > 0) == pulls
+        want = gb.algorithms.bfs(gb.Matrix.from_scipy(G.to("cpu").to_scipy()), 0)
+        np.testing.assert_array_equal(cp.asnumpy(level), want.to_dense(fill=-1))

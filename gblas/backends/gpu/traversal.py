@@ -29,8 +29,9 @@ match), the rule of the semiring loop (``min.second``).
 Kernel contract (registered as ``("bfs", "csr", "gpu", "levels")``, the same as the CPU's):
 ``f(A: CSR, get_AT: callable, source: int, parents: bool) -> (level int32 array, parent
 int64 array or None, stats dict)`` with ``level[i] = -1`` for unreached vertices;
-``get_AT()`` returns the CSR of ``A'`` (the GPU always asks for it: a transpose is cheap
-there).
+``get_AT()`` returns the CSR of ``A'``, called at the first pull level (or for the
+parents): a search that only pushes (a road network, a hub's small component) builds no
+transpose.
 """
 
 from __future__ import annotations
@@ -72,15 +73,21 @@ def bfs_source(ptr_dt: Any, idx_dt: Any) -> str:
     return source("bfs.cu", names={"P": ptr_dt, "I": idx_dt})
 
 
-def _kernels(A: Any, AT: Any) -> tuple:
-    dts = (np.dtype(A.indptr.dtype), np.dtype(A.indices.dtype))
-    if dts != (np.dtype(AT.indptr.dtype), np.dtype(AT.indices.dtype)):
-        AT = _with_dtypes(AT, *dts)
-    src = bfs_source(*dts)
+def _kernels(A: Any) -> tuple:
+    src = bfs_source(np.dtype(A.indptr.dtype), np.dtype(A.indices.dtype))
     return (get_function(src, "gb_bfs_push"), get_function(src, "gb_bfs_push_big"),
             get_function(src, "gb_bfs_pull"), get_function(src, "gb_bfs_mark"),
             get_function(src, "gb_bfs_parents"), get_function(src, "gb_bfs_start"),
-            get_function(src, "gb_bfs_local"), AT)
+            get_function(src, "gb_bfs_local"))
+
+
+def _transpose_like(A: Any, get_AT) -> Any:
+    """The CSR of ``A'`` with ``A``'s index dtypes (the kernels' one source)."""
+    AT = get_AT()
+    dts = (np.dtype(A.indptr.dtype), np.dtype(A.indices.dtype))
+    if dts != (np.dtype(AT.indptr.dtype), np.dtype(AT.indices.dtype)):
+        AT = _with_dtypes(AT, *dts)
+    return AT
 
 
 def _with_dtypes(csr: Any, ptr_dt: np.dtype, idx_dt: np.dtype) -> Any:
@@ -116,7 +123,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         ``levels``, ``push`` and ``pull`` counts of the levels run each way.
     """
     n = int(A.shape[0])
-    push_k, big_k, pull_k, mark_k, par_k, start_k, local_k, AT = _kernels(A, get_AT())
+    push_k, big_k, pull_k, mark_k, par_k, start_k, local_k = _kernels(A)
+    AT = None  # asked for at the first pull (a search that only pushes never builds it)
     nnz = int(A.indices.size)
     level = cp.full(n, -1, dtype=np.int32)
     queue = cp.empty(max(n, 1), dtype=np.int32)
@@ -161,6 +169,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         elif pull and nq < n / BETA:
             pull = False
         if pull:
+            if AT is None:
+                AT = _transpose_like(A, get_AT)
             bits.fill(0)
             mark_k((min(blocks(nq, _THREADS), cap),), (_THREADS,), (queue, np.int64(nq), bits))
             pull_k((min(blocks(n, _THREADS), cap),), (_THREADS,),
@@ -184,6 +194,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         m_u -= m_f
     parent = None
     if parents:
+        if AT is None:
+            AT = _transpose_like(A, get_AT)
         parent = cp.empty(n, dtype=np.int64)
         par_k((min(blocks(n, _THREADS), cap),), (_THREADS,),
               (AT.indptr, AT.indices, np.int64(n), level, parent))
