@@ -20,7 +20,9 @@ The kernel also sums the out-degrees of the vertices it found, so the only trans
 level is two counters (frontier size, its edges), from which the direction of the next
 level is chosen as Beamer et al. do (direction-optimizing BFS, SC 2012): pull once the
 frontier's edges exceed the unvisited vertices' edges / :data:`ALPHA`, push again once the
-frontier holds fewer than n / :data:`BETA` vertices.
+frontier holds fewer than n / :data:`BETA` vertices.  As on the CPU, a frontier of fewer
+than n / :data:`BETA` vertices never pulls: the last levels of a deep search leave few
+unvisited edges, and pulling there would scan every vertex for a handful of them.
 
 Parents, when asked for, come from one pass after the levels: a reached vertex's parent is
 its smallest in-neighbour on the previous level (in-neighbours are sorted, so the first
@@ -144,14 +146,16 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
     stats = {"levels": 0, "push": 0, "pull": 0, "local": 0}
     cap = sm_count() * 16  # resident blocks enough to fill the GPU; loops stride beyond
     out = cp.empty(6, dtype=np.int64)
+    pull_min = -(-n // BETA)  # the fewest frontier vertices a pull level may have
     while nq:
         if (depth >= LOCAL_AFTER and not pull and nq <= LOCAL_ENTER
-                and m_f <= LOCAL_EDGES // 2 and m_f * ALPHA <= m_u):
+                and m_f <= LOCAL_EDGES // 2 and (m_f * ALPHA <= m_u or nq < pull_min)):
             # small frontiers: one block runs push levels until one is too big or would
             # pull, with one read-back for all of them
             local_k((1,), (LOCAL_THREADS,),
                     (indptr, A.indices, level, np.int32(depth + 1), queue, nxt, np.int64(nq),
-                     np.int64(nnz), np.int64(ALPHA), np.int64(LOCAL_EDGES), counters, out))
+                     np.int64(nnz), np.int64(ALPHA), np.int64(pull_min),
+                     np.int64(LOCAL_EDGES), counters, out))
             run, flip, nq, m_f, total, edges_total = (int(v) for v in out.get())
             if run:
                 depth += run
@@ -164,7 +168,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
                 continue
         depth += 1
         # Beamer's switch: pull while the frontier is heavy, push while it is small
-        if not pull and m_f > m_u / ALPHA:
+        if not pull and m_f > m_u / ALPHA and nq >= pull_min:
             pull = True
         elif pull and nq < n / BETA:
             pull = False

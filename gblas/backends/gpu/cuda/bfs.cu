@@ -155,7 +155,7 @@ extern "C" __global__ void gb_bfs_pull(const P* __restrict__ ptrT, const I* __re
    vertex walks its out-edges; a vertex of more than LOCAL_DEG out-edges is walked by a warp
    after them.  Before each level the block stops when the frontier is empty, holds more
    vertices than the block has threads or more than max_edges out-edges, or would pull by
-   Beamer's rule (alpha m_f > m_u); then
+   Beamer's rule (alpha m_f > m_u, with at least pull_min vertices in the frontier); then
    out = [levels run, frontier left in qb, its size, its out-edges, counters[0], counters[1]]
    and the counters hold what the grid kernels' levels would have left.  The frontier in
    qa has its out-edges counted already (the host's levels add them when they find it). */
@@ -164,8 +164,8 @@ extern "C" __global__ void gb_bfs_pull(const P* __restrict__ ptrT, const I* __re
 extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_local(
         const P* __restrict__ ptr, const I* __restrict__ idx, int* __restrict__ level,
         int depth, int* __restrict__ qa, int* __restrict__ qb, long long nq, long long nnz,
-        long long alpha, long long max_edges, unsigned long long* __restrict__ counters,
-        long long* __restrict__ out)
+        long long alpha, long long pull_min, long long max_edges,
+        unsigned long long* __restrict__ counters, long long* __restrict__ out)
 {
     __shared__ unsigned long long s_edges, s_next;
     __shared__ int s_nbig;
@@ -196,7 +196,7 @@ extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_local(
         counted = false;
         const unsigned long long m_u = (unsigned long long)nnz - edges_total;
         if (nq == 0 || nq > (long long)blockDim.x || m_f > (unsigned long long)max_edges
-            || (unsigned long long)alpha * m_f > m_u) break;
+            || ((unsigned long long)alpha * m_f > m_u && nq >= pull_min)) break;
         if (k >= 0) {
             if (e - s > LOCAL_DEG) {
                 s_big[atomicAdd(&s_nbig, 1)] = k;
