@@ -12,6 +12,7 @@ from ..backends.registry import get_kernel, has_kernel
 from ..config import config
 from ..planner import Plan, heap_bound_holds, plan_shortest_paths
 from ..planner.cost import summary
+from .sssp import delta_buckets
 
 #: Distance entries per batch of sources on the (min, +) route.
 BATCH_ENTRIES = 1 << 24
@@ -72,9 +73,14 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
         level, _, stats = get_kernel("bfs", "csr", A.device, "levels")(
             A.csr(), lambda: A.csr(transposed=True), int(sources[0]), False)
         depth, reached = int(stats["levels"]), int((level >= 0).sum())
+    buckets = 0
+    if depth is not None and sources.size == 1 and not has_kernel("sssp", "csr", A.device,
+                                                                  "heap"):
+        # a device without a heap (the GPU): its delta-stepping's buckets count as steps
+        buckets = delta_buckets(A, depth, reached)
     return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
                                negative=negative, device=A.device, threads=threads,
-                               batch=batch)
+                               batch=batch, buckets=buckets)
 
 
 def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None):

@@ -84,7 +84,7 @@ def _copy_seconds(n: int, nnz: int, sources: int) -> float:
 
 def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
                         reached: int | None, negative: bool, device: str,
-                        threads: int, batch: int) -> Plan:
+                        threads: int, batch: int, buckets: int = 0) -> Plan:
     """Choose the method of a multi-source shortest-path call: ``heap`` (Dijkstra per
     source, label setting) or ``semiring`` (delta-stepping / batched Bellman-Ford over
     (min, +) products).
@@ -95,7 +95,9 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
        device without a ``("sssp", "csr", device, "heap")`` kernel (the GPU), its
        products unless the host's heap on a copy of the matrix is estimated faster
        (``device`` "cpu" in the Plan: a copy at :data:`HOST_COPY_BYTES_S`, the device's
-       steps at :data:`GPU_SEMIRING_STEP_S`);
+       steps at :data:`GPU_SEMIRING_STEP_S`, one per level of hops and one per bucket
+       of a single source's delta-stepping, ``buckets``: on a shallow graph whose
+       weights span decades the buckets, not the hops, set the count);
     2. otherwise the estimated times, from ``depth`` and ``reached`` (a BFS in hops from
        the first source, run by the caller: ``O(n + m)``, cheaper than either method):
 
@@ -130,6 +132,16 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
     ...                         negative=False, device="gpu", threads=2, batch=4)
     >>> p.direction, p.device
     ('semiring', 'gpu')
+
+    A web graph two hops deep from a hub that reaches 6% of it, with weights over six
+    decades: eleven buckets of delta-stepping cost more than the host's heap on the part
+    reached:
+
+    >>> p = plan_shortest_paths(100_000, 3_050_615, 1, depth=2, reached=5_635,
+    ...                         negative=False, device="gpu", threads=2, batch=167,
+    ...                         buckets=11)
+    >>> p.direction, p.device
+    ('heap', 'cpu')
     """
     details = {"sources": sources, "depth": depth, "reached": reached}
     if negative:
@@ -137,7 +149,7 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
                     (), 0, "negative weights: Bellman-Ford over (min, +)", details)
     if not _has_heap_kernel(device):
         return _device_without_heap(n, nnz, sources, depth, reached, device, threads, batch,
-                                    details)
+                                    buckets, details)
     if depth is None or reached is None:
         if heap_bound_holds(n, nnz, sources, threads):
             return Plan("shortest_paths", "csr", "heap", device,
@@ -174,7 +186,7 @@ def _heap_seconds(n: int, nnz: int, sources: int, reached: int, threads: int
 
 def _device_without_heap(n: int, nnz: int, sources: int, depth: int | None,
                          reached: int | None, device: str, threads: int, batch: int,
-                         details: dict) -> Plan:
+                         buckets: int, details: dict) -> Plan:
     """A device without a label-setting kernel (the GPU): its (min, +) products, or the
     host's heap Dijkstra on a copy of the matrix (made by the first such call, then kept
     with the storage) where the products' steps (one per level of hops: a road network
@@ -190,18 +202,21 @@ def _device_without_heap(n: int, nnz: int, sources: int, depth: int | None,
         heap_s, e = _heap_seconds(n, nnz, sources, reached, threads)
         copy_s = _copy_seconds(n, nnz, sources)
         batches = -(-sources // max(batch, 1))
-        semi_s = (batches * (depth + 1) * GPU_SEMIRING_STEP_S
+        steps = depth + 1 + (buckets if sources == 1 else 0)
+        semi_s = (batches * steps * GPU_SEMIRING_STEP_S
                   + sources * e * GPU_SEMIRING_NS_EDGE * 1e-9)
-        details.update(heap_s=heap_s + copy_s, semiring_s=semi_s)
+        details.update(heap_s=heap_s + copy_s, semiring_s=semi_s, buckets=buckets)
         if heap_s + copy_s < semi_s:
             return Plan("shortest_paths", "csr", "heap", "cpu",
                         KernelKey("sssp", "csr", "cpu", "heap"), (), 0,
                         f"heap Dijkstra on a host copy {heap_s + copy_s:.3g} s (copy "
                         f"{copy_s:.3g} s) < {device} (min, +) products {semi_s:.3g} s "
-                        f"({depth} hops deep, {reached} reached)", details)
+                        f"({depth} hops deep, {buckets} buckets, {reached} reached)",
+                        details)
         return Plan("shortest_paths", "csr", "semiring", device, None, (), 0,
                     f"{device} (min, +) products {semi_s:.3g} s <= heap Dijkstra on a host "
-                    f"copy {heap_s + copy_s:.3g} s ({depth} hops deep, {reached} reached)",
+                    f"copy {heap_s + copy_s:.3g} s ({depth} hops deep, {buckets} buckets, "
+                    f"{reached} reached)",
                     details)
     return Plan("shortest_paths", "csr", "semiring", device, None,
                 (), 0, f"no label-setting kernel on {device}", details)

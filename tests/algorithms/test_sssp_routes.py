@@ -126,3 +126,26 @@ def test_the_plan_is_kept_with_the_storage(monkeypatch):
     assert gb.explain(gb.algorithms.sssp, A, 0) is not first
     with gb.config(format="csr"):  # pinned: the products, not the kept plan
         assert gb.explain(gb.algorithms.sssp, A, 0).direction == "semiring"
+
+
+def test_delta_buckets_from_the_weights_range():
+    """The bucket estimate reads the weights' range (positive ones) and is capped by the
+    vertices reached."""
+    from gblas.algorithms.sssp import delta_buckets
+
+    pattern = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    assert delta_buckets(pattern, 4, 100) == 2  # one weight: distances 1..4, one bucket
+    S = sp.csr_array(([0.0, 1e-4, 0.5, 1.0], ([0, 1, 2, 3], [1, 2, 3, 4])), shape=(5, 5))
+    A = gb.Matrix.from_scipy(S)
+    # distances from 1e-4 to 10: 5 ** 7 < 1e5 <= 5 ** 8, eight buckets and the source's
+    assert delta_buckets(A, 10, 1000) == 9
+    assert delta_buckets(A, 10, 3) == 3
+
+
+@pytest.mark.gpu
+def test_delta_buckets_on_the_gpu():
+    pytest.importorskip("cupy")
+    from gblas.algorithms.sssp import delta_buckets
+
+    S = sp.csr_array(([0.0, 1e-4, 0.5, 1.0], ([0, 1, 2, 3], [1, 2, 3, 4])), shape=(5, 5))
+    assert delta_buckets(gb.Matrix.from_scipy(S).to("gpu"), 10, 1000) == 9
