@@ -30,6 +30,7 @@ from .core.operations import mxm, mxv, vxm
 from .core.structure import assign, extract, reduce, transpose
 from .core.vector import Vector
 from .exceptions import (
+    BadWeight,
     CompileError,
     DimensionMismatch,
     DomainMismatch,
@@ -57,7 +58,7 @@ def __getattr__(name):
 
 
 __all__ = [
-    "CompileError",
+    "BadWeight", "CompileError",
     "BinaryOp", "DimensionMismatch", "DomainMismatch", "GraphBLASError", "IndexOutOfBound",
     "InvalidObject", "InvalidValue", "Mask", "Matrix", "Monoid", "NoGPU", "NoKernel",
     "OutOfMemory", "Plan", "Semiring", "TransposedMatrix", "UnaryOp", "Vector", "apply",

@@ -28,6 +28,12 @@ class InvalidValue(GraphBLASError, ValueError):
     """A value is not allowed (NaN weights, negative source, unknown name...)."""
 
 
+class BadWeight(InvalidValue):
+    """A label-setting search met a negative or NaN weight (it needs weights ``>= 0``):
+    raised by a kernel asked to check the weights it reads, so that its caller can take
+    a route that handles them."""
+
+
 class InvalidObject(GraphBLASError, TypeError):
     """An argument is not of a type the call accepts."""
 

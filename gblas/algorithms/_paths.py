@@ -83,10 +83,13 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
                                batch=batch, buckets=buckets)
 
 
-def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None):
+def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None,
+               check: bool = False):
     """``(dist, pred)`` of shape ``(len(sources), n)`` by the heap Dijkstra of ``device``
     (the plan's: ``A``'s own, or the host's on a copy of ``A``; weights ``>= 0``; ``inf``
-    and no predecessor where unreached), on that device."""
+    and no predecessor where unreached), on that device.  ``check``: the kernel checks
+    the weights it reads and raises its ``BadWeight`` (a ValueError) at a negative or
+    NaN one."""
     device = device or A.device
     csr = A.csr()
     if device != A.device:
@@ -99,4 +102,4 @@ def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None):
         csr = copy
     return get_kernel("sssp", "csr", device, "heap")(
         csr.indptr, csr.indices, csr.dense_values(), sources,
-        np.inf if limit is None else limit)
+        np.inf if limit is None else limit, check=check)

@@ -48,7 +48,7 @@ import numpy as np
 
 from .._device import xp_for
 from ..core.dispatch import dispatchable
-from ..exceptions import InvalidValue
+from ..exceptions import BadWeight, InvalidValue
 from ..formats.costing import summary
 from ._progress import Progress
 from .common import check_no_nan, check_vertex, diag, square_matrix
@@ -130,17 +130,52 @@ _WIDTH = 4.0
 _BAD_WEIGHT: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _weights_csr(A):
+    """The storage holding ``A``'s values (a transposed view holds its parent's)."""
+    return getattr(A, "parent", A).csr()
+
+
+def _known_bad_weight(A) -> bool | None:
+    """Whether ``A`` holds a negative or NaN weight, where known without a pass over the
+    values (its dtype, no entries, an iso value, or an earlier answer); else None."""
+    if np.dtype(A.dtype).kind in "bu" or A.nvals == 0:
+        return False
+    csr = _weights_csr(A)
+    if csr.values is None:
+        return not float(csr.iso_value) >= 0
+    return _BAD_WEIGHT.get(csr)
+
+
 def _has_bad_weight(A) -> bool:
     """Whether ``A`` holds a negative or a NaN weight: the minimum of its stored values (a
     NaN propagates through the minimum), one pass and no product, once per storage."""
-    if np.dtype(A.dtype).kind in "bu" or A.nvals == 0:
-        return False
-    csr = getattr(A, "parent", A).csr()  # a transposed view holds the same values
-    bad = _BAD_WEIGHT.get(csr)
+    bad = _known_bad_weight(A)
     if bad is None:
-        lo = csr.iso_value if csr.values is None else csr.values.min()
-        bad = _BAD_WEIGHT[csr] = not float(lo) >= 0
+        csr = _weights_csr(A)
+        bad = _BAD_WEIGHT[csr] = not float(csr.values.min()) >= 0
     return bad
+
+
+def _heap_sssp(A, source: int, plan, progress: bool):
+    """Distances by the plan's heap Dijkstra (weights ``>= 0`` on a graph many hops deep,
+    where (min, +) products take a step per level of hops; on a device without one, the
+    host's on a copy of ``A``), checking the weights it reads: None where it met a
+    negative or NaN one."""
+    from ..core import Vector
+    from ._paths import heap_paths
+
+    with Progress("sssp", enabled=progress) as report:
+        try:
+            dist, _ = heap_paths(A, np.array([source], dtype=np.int64), device=plan.device,
+                                 check=True)
+        except BadWeight:
+            report.close("a negative or NaN weight met: Bellman-Ford instead")
+            return None
+        row = dist[0]
+        d = Vector.from_dense(row, present=np.isfinite(row)).to(A.device)
+        where = "" if plan.device == A.device else f" on the {plan.device}"
+        report.close(f"heap Dijkstra{where}, {d.nvals:,} reached")
+    return d
 
 
 def _bucket_end(lo: float) -> float:
@@ -277,16 +312,19 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     DimensionMismatch
         ``A`` is not square.
     InvalidValue, IndexOutOfBound
-        ``source`` is not a vertex; ``A`` holds NaN weights (anywhere); a negative cycle
-        is reachable from ``source``.
+        ``source`` is not a vertex; a NaN weight (on the heap route: one the search
+        reads; on the products' route: anywhere in ``A``); a negative cycle is reachable
+        from ``source``.
 
     Notes
     -----
     Each step costs one (min, +) product of a frontier (push when it is sparse, pull
     when dense: the planner's choice).  With weights ``>= 0`` the vertices are settled
     by delta-stepping over geometric buckets (module documentation): on power-law graphs
-    nearly every edge is relaxed once.  One SpMV over the values decides between the two
-    methods (a negative weight) and finds NaN weights.  With a negative weight the
+    nearly every edge is relaxed once.  A graph many hops deep runs a heap Dijkstra
+    instead (the planner's estimate), which checks each weight it reads; otherwise one
+    pass over the values decides between the methods (a negative weight).  A NaN weight
+    the search meets raises.  With a negative weight the
     frontier Bellman-Ford runs instead; it takes at most the number of edges of the
     longest shortest path (in edges) plus one steps, and ``n`` steps prove a negative
     cycle.  Weights of ``inf`` never make a path: such vertices have no entry.
@@ -308,7 +346,18 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     A = square_matrix(A, call)
     source = _check_source(A, source, call)
     n = A.shape[0]
-    if _has_bad_weight(A):
+    d = None
+    # a heap Dijkstra checks the weights it reads (those the distances depend on), so the
+    # pass over all of them is needed only where it does not run
+    bad = _known_bad_weight(A)
+    if not bad and (plan := _plan_checked(A, source)).direction == "heap":
+        d = _heap_sssp(A, source, plan, progress)
+        bad = d is None
+        if bad:  # it met a negative or NaN weight: known from now on, for this storage
+            _BAD_WEIGHT[_weights_csr(A)] = True
+    elif bad is None:
+        bad = _has_bad_weight(A)
+    if bad:
         check_no_nan(A, call)
         # d(s) = 0
         d = Vector.from_coo([source], np.array([0.0]), n).to(A.device)
@@ -318,19 +367,7 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
             # d = d<d < inf>: a path through an edge of weight inf is no path
             d = select(d, "valuelt", np.inf)
             report.close(f"{steps} steps, {d.nvals:,} reached")
-    elif (plan := _plan_checked(A, source)).direction == "heap":
-        # weights >= 0 on a graph many hops deep: a heap Dijkstra settles each vertex once
-        # where (min, +) products take a step per level of hops (the planner's estimate;
-        # on a device without one, the host's on a copy of A)
-        from ._paths import heap_paths
-
-        with Progress(call, enabled=progress) as report:
-            dist, _ = heap_paths(A, np.array([source], dtype=np.int64), device=plan.device)
-            row = dist[0]
-            d = Vector.from_dense(row, present=np.isfinite(row)).to(A.device)
-            where = "" if plan.device == A.device else f" on the {plan.device}"
-            report.close(f"heap Dijkstra{where}, {d.nvals:,} reached")
-    else:
+    elif d is None:
         with Progress(call, enabled=progress) as report:
             d, steps = nonnegative_sssp(A, source, report)
             report.close(f"{steps} steps, {d.nvals:,} reached")

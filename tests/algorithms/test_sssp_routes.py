@@ -149,3 +149,37 @@ def test_delta_buckets_on_the_gpu():
 
     S = sp.csr_array(([0.0, 1e-4, 0.5, 1.0], ([0, 1, 2, 3], [1, 2, 3, 4])), shape=(5, 5))
     assert delta_buckets(gb.Matrix.from_scipy(S).to("gpu"), 10, 1000) == 9
+
+
+def test_heap_route_checks_only_the_weights_it_reads():
+    """On the heap route the weights are checked as the search reads them: a bad weight
+    out of reach costs no pass over the values and changes nothing; a negative one in
+    reach hands over to Bellman-Ford (same distances as SciPy's); a NaN one raises."""
+    import importlib
+
+    sssp_module = importlib.import_module("gblas.algorithms.sssp")
+    n = 2000
+    ids = np.arange(n - 1)
+    w = np.full(n - 1, 2.0)
+    w[-1] = -1.0  # the last edge: reached from 0, not from n - 1's side
+    S = sp.csr_array((w, (ids, ids + 1)), shape=(n, n))
+    A = gb.Matrix.from_scipy(S)
+    assert gb.explain(gb.algorithms.sssp, A, 0).direction == "heap"
+    csr = A.csr()
+    # from n - 1 nothing is reached: no pass over the values, nothing recorded
+    assert gb.algorithms.sssp(A, n - 1).nvals == 1
+    assert csr not in sssp_module._BAD_WEIGHT
+    # from 0 the search meets the negative edge: Bellman-Ford, and it is recorded
+    got = gb.algorithms.sssp(A, 0).to_dense(fill=np.inf)
+    np.testing.assert_allclose(got, csg.bellman_ford(S, indices=0))
+    assert sssp_module._BAD_WEIGHT[csr] is True
+    w2 = np.full(n - 1, 2.0)
+    w2[5] = np.nan
+    S2 = sp.csr_array((w2, (ids, ids + 1)), shape=(n, n))
+    with pytest.raises(gb.InvalidValue, match="NaN"):
+        gb.algorithms.sssp(gb.Matrix.from_scipy(S2), 0)
+    # out of reach of vertex 10 (a new Matrix: nothing known of its weights), the NaN
+    # changes no distance
+    np.testing.assert_array_equal(
+        gb.algorithms.sssp(gb.Matrix.from_scipy(S2), 10).to_dense(fill=np.inf)[10:],
+        2.0 * np.arange(n - 10))

@@ -30,6 +30,7 @@ import numba
 import numpy as np
 from numba import prange
 
+from ...exceptions import BadWeight
 from .jitcache import jit
 from .operands import uindex
 from .traversal import append_unvisited
@@ -85,8 +86,10 @@ def _sift_down(heap, hkey, pos, size, i):
 
 
 @jit()
-def _one_source(indptr, indices, weights, s, limit, dist, pred, slot):
-    """Dijkstra from ``s`` into the rows ``dist`` (all ``inf``) and ``pred`` (``NULL``).
+def _one_source(indptr, indices, weights, s, limit, dist, pred, slot, check):
+    """Dijkstra from ``s`` into the rows ``dist`` (all ``inf``) and ``pred`` (``NULL``);
+    with ``check``, returns False at the first weight met that is not ``>= 0`` (negative
+    or NaN), else True.
     A 4-ary heap of vertex ids of ``slot``'s dtype (uint32 while ``n`` allows: half the
     bytes of the heap and position arrays, and half the levels of a binary heap), each
     slot's key stored beside it (a sift compares a node's four children in one line
@@ -112,11 +115,14 @@ def _one_source(indptr, indices, weights, s, limit, dist, pred, slot):
             _sift_down(heap, hkey, pos, size, 0)
         du = dist[u]
         for p in range(indptr[u], indptr[u + 1]):
+            w = weights[p]
+            if check and not w >= 0.0:  # also on an edge back to a settled vertex
+                return False
             v = indices[p]
             pv = pos[v]
             if pv == settled:
                 continue
-            nd = du + weights[p]
+            nd = du + w
             if nd < dist[v] and nd <= limit:
                 dist[v] = nd
                 pred[v] = u
@@ -128,18 +134,21 @@ def _one_source(indptr, indices, weights, s, limit, dist, pred, slot):
                     size += 1
                 hkey[at] = nd
                 _sift_up(heap, hkey, pos, at)
+    return True
 
 
 @jit()
-def _many_seq(indptr, indices, weights, sources, limit, dist, pred, slot):
+def _many_seq(indptr, indices, weights, sources, limit, dist, pred, slot, check, ok):
     for b in range(sources.shape[0]):
-        _one_source(indptr, indices, weights, sources[b], limit, dist[b], pred[b], slot)
+        ok[b] = _one_source(indptr, indices, weights, sources[b], limit, dist[b], pred[b],
+                            slot, check)
 
 
 @jit(parallel=True)
-def _many_par(indptr, indices, weights, sources, limit, dist, pred, slot):
+def _many_par(indptr, indices, weights, sources, limit, dist, pred, slot, check, ok):
     for b in prange(sources.shape[0]):
-        _one_source(indptr, indices, weights, sources[b], limit, dist[b], pred[b], slot)
+        ok[b] = _one_source(indptr, indices, weights, sources[b], limit, dist[b], pred[b],
+                            slot, check)
 
 
 def _slots(n: int) -> np.ndarray:
@@ -149,7 +158,7 @@ def _slots(n: int) -> np.ndarray:
     return np.array([top, top - 1], dtype=t)
 
 
-def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
+def dijkstra(indptr, indices, weights, sources, limit: float = np.inf, check: bool = False):
     """Distances and predecessors from every source (CSR rows = out-edges, weights >= 0).
 
     Parameters
@@ -157,11 +166,16 @@ def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
     indptr, indices : numpy.ndarray
         The graph's CSR pattern (row ``u`` lists the heads of ``u``'s out-edges).
     weights : numpy.ndarray of float64
-        One weight per entry, ``>= 0`` (not checked here).
+        One weight per entry, ``>= 0`` (checked only with ``check``).
     sources : numpy.ndarray of int
         Source vertices.
     limit : float, default inf
         Distances above it are not recorded (``inf``, no predecessor).
+    check : bool, default False
+        Check every weight a search reads (those of the edges out of the vertices it
+        reaches: exactly the ones the distances depend on), raising :class:`BadWeight`
+        at the first negative or NaN one.  The caller then needs no pass over all the
+        weights before the search.
 
     Returns
     -------
@@ -170,6 +184,11 @@ def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
     pred : int32 array of the same shape
         ``NULL`` (-9999) for the sources and the unreached vertices.
 
+    Raises
+    ------
+    BadWeight
+        With ``check``: a search reached an edge whose weight is negative or NaN.
+
     Examples
     --------
     >>> import numpy as np
@@ -177,6 +196,11 @@ def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
     ...                 np.array([1, 0]))
     >>> d.tolist()
     [[inf, 0.0], [0.0, 2.0]]
+    >>> dijkstra(np.array([0, 1, 1]), np.array([1]), np.array([-2.0]), np.array([0]),
+    ...          check=True)
+    Traceback (most recent call last):
+    ...
+    gblas.exceptions.BadWeight: a search met a negative or NaN weight
     """
     n = indptr.shape[0] - 1
     src = np.ascontiguousarray(sources, dtype=np.int64)
@@ -187,8 +211,12 @@ def dijkstra(indptr, indices, weights, sources, limit: float = np.inf):
         return dist, pred
     w = np.ascontiguousarray(weights, dtype=np.float64)
     par = k > 1 and numba.get_num_threads() > 1
+    ok = np.ones(k, dtype=np.bool_)
     (_many_par if par else _many_seq)(uindex(indptr), uindex(indices), w,
-                                      src.view(np.uint64), float(limit), dist, pred, _slots(n))
+                                      src.view(np.uint64), float(limit), dist, pred, _slots(n),
+                                      bool(check), ok)
+    if not ok.all():
+        raise BadWeight("a search met a negative or NaN weight")
     return dist, pred
 
 
