@@ -73,6 +73,30 @@ def test_levels_only_search_stores_through_a_select_on_sparse_graphs(n, m, seed)
     np.testing.assert_array_equal(gb.algorithms.bfs(A, s).to_dense(fill=-1), want)
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 120), st.integers(0, 2000), st.integers(0, 2**32 - 1), st.booleans())
+def test_parallel_push_levels_give_scipys_levels(n, m, seed, transpose):
+    """Push levels on several threads (every level with an out-edge, the threshold
+    lowered), between pull levels where the transpose is built: SciPy's levels."""
+    from gblas.backends.cpu import traversal
+    from gblas.backends.cpu.blocks import num_threads
+
+    rng = np.random.default_rng(seed)
+    S = uniform_digraph(rng, n, m)
+    A = gb.Matrix.from_scipy(S)
+    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
+    s = int(rng.integers(0, n))
+    level, _, stats = traversal.bfs_levels(A.csr(), get_AT, s, False, parallel_edges=1)
+    want = scipy_bfs_levels(S, s)
+    np.testing.assert_array_equal(level, want)
+    assert stats["levels"] == want.max()
+    # a second level with out-edges runs on threads, unless the search stores through
+    # a select (sparse graphs, no pull: sequential) or pulls
+    if (num_threads() > 1 and want.max() >= 2 and stats.get("store") != "select"
+            and stats["pull"] == 0):
+        assert stats.get("parallel", 0) >= 1
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 60), st.integers(0, 300), st.integers(0, 2**32 - 1), st.booleans())
 def test_random_graphs(n, m, seed, transpose):

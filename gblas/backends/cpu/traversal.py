@@ -5,7 +5,11 @@ return to Python per level (a large-diameter graph has hundreds to thousands of 
 a planned product per level has a fixed cost):
 
 * **push** levels run in one sequential Numba loop: each frontier vertex's out-edges (CSR
-  of ``A``) visit the unvisited neighbours, appended to the next frontier;
+  of ``A``) visit the unvisited neighbours, appended to the next frontier; a level whose
+  frontier has :data:`PUSH_PARALLEL_EDGES` out-edges or more (without parents) runs on
+  every thread instead, the frontier cut into blocks of equal out-edges, each block
+  claiming unvisited neighbours into its own buffer (two blocks may claim the same
+  vertex: one pass after them keeps it once);
 * a **pull** level (a heavy frontier, Beamer's switch: the frontier's out-edges above the
   unvisited edges / ``alpha``) runs in parallel over vertex blocks: an unvisited vertex scans
   its in-edges (CSR of ``A'``) to the first in-neighbour on the previous level.  The push
@@ -27,13 +31,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import prange
 
 from ..registry import register
-from .blocks import row_bounds, run_blocks
+from .blocks import num_threads, row_bounds, run_blocks
 from .jitcache import jit
 from .operands import uindex
 
-__all__ = ["ALPHA", "BETA", "append_unvisited", "bfs_levels", "bfs_order"]
+__all__ = ["ALPHA", "BETA", "PUSH_PARALLEL_EDGES", "append_unvisited", "bfs_levels", "bfs_order"]
 
 #: Push -> pull once the frontier's out-edges exceed the unvisited edges / ALPHA.
 ALPHA = 14
@@ -45,25 +50,37 @@ BETA = 24
 #: region's start costs more than that below.
 PULL_PARALLEL_ENTRIES = 1 << 20
 
+#: A push level without parents runs on several threads from this many frontier
+#: out-edges on (below it a parallel region's start costs more than it saves).
+PUSH_PARALLEL_EDGES = 1 << 18
+
 # state slots shared by the compiled loop and its caller: the frontier is
 # ``order[head:tail]`` (each level appended after the one before it)
-_DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL = range(6)
+_DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL, _WANT_PAR = range(7)
+#: a vertex claimed by a parallel push level, before the pass that appends it once
+_CLAIMED = -2
 
 
 @jit()
-def _push_levels(ptr, idx, level, parent, track, order, state, alpha, beta, allow_pull):
+def _push_levels(ptr, idx, level, parent, track, order, state, alpha, beta, allow_pull,
+                 par_edges):
     """Push levels from the frontier ``order[state[_HEAD]:state[_TAIL]]``, appending each
-    new level after it, until the search ends (an empty frontier) or a level should pull
-    (``state[_WANT_PULL] = 1``)."""
+    new level after it, until the search ends (an empty frontier), a level should pull
+    (``state[_WANT_PULL] = 1``) or should run on several threads (its frontier has
+    ``par_edges`` out-edges or more, ``par_edges > 0``: ``state[_WANT_PAR] = 1``)."""
     n = level.size
     depth = state[_DEPTH]
     head = state[_HEAD]
     tail = state[_TAIL]
     m_f = state[_MF]
     m_u = state[_MU]
+    count = allow_pull or par_edges > 0
     while tail > head:
         if allow_pull and m_f * alpha > m_u and (tail - head) * beta >= n:
             state[_WANT_PULL] = 1
+            break
+        if par_edges > 0 and m_f >= par_edges:
+            state[_WANT_PAR] = 1
             break
         depth += 1
         end = tail
@@ -77,7 +94,7 @@ def _push_levels(ptr, idx, level, parent, track, order, state, alpha, beta, allo
                     level[j] = depth
                     order[tail] = j
                     tail += 1
-                    if allow_pull:  # the switch's edge count: a read of ptr per vertex
+                    if count:  # the switches' edge count: a read of ptr per vertex
                         edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
                     if track:
                         parent[j] = k
@@ -128,6 +145,88 @@ def _push_levels_select(ptr, idx, level, order, state):
 
 
 @jit()
+def _edge_bounds(ptr, order, head, end, parts):
+    """Cut the frontier ``order[head:end]`` into ``parts`` blocks of about equal
+    out-edges: ``(bounds, offsets)``, block ``b`` being ``order[bounds[b]:bounds[b+1]]``
+    and its out-edges starting at ``offsets[b]`` of the level's ``offsets[parts]``."""
+    cum = np.empty(end - head + 1, np.int64)
+    cum[0] = 0
+    for q in range(head, end):
+        k = order[q]
+        cum[q - head + 1] = cum[q - head] + (np.int64(ptr[k + 1]) - np.int64(ptr[k]))
+    total = cum[end - head]
+    bounds = np.empty(parts + 1, np.int64)
+    offsets = np.empty(parts + 1, np.int64)
+    bounds[0] = head
+    offsets[0] = 0
+    at = 0
+    for b in range(1, parts):
+        target = total * b // parts
+        while at < end - head and cum[at] < target:
+            at += 1
+        bounds[b] = head + at
+        offsets[b] = cum[at]
+    bounds[parts] = end
+    offsets[parts] = total
+    return bounds, offsets
+
+
+@jit()
+def _claim_block(b, bounds, offsets, ptr, idx, level, order, found, counts):
+    """Block ``b`` of a parallel push level: its frontier vertices' unvisited
+    out-neighbours, claimed (``level = _CLAIMED``) into ``found`` from ``offsets[b]``."""
+    c = offsets[b]
+    for q in range(bounds[b], bounds[b + 1]):
+        k = order[q]
+        for p in range(ptr[k], ptr[k + 1]):
+            j = idx[p]
+            if level[j] == -1:
+                level[j] = _CLAIMED
+                found[c] = j
+                c += 1
+    counts[b] = c - offsets[b]
+
+
+@jit(parallel=True)
+def _claim_blocks(bounds, offsets, ptr, idx, level, order, found, counts):
+    for b in prange(bounds.size - 1):
+        _claim_block(b, bounds, offsets, ptr, idx, level, order, found, counts)
+
+
+@jit()
+def _append_claimed(ptr, level, order, tail, depth, offsets, found, counts):
+    """Append each claimed vertex once (a vertex two blocks claimed is in both buffers)
+    at level ``depth``; returns (the new tail, the new frontier's out-edges)."""
+    edges = 0
+    for b in range(counts.size):
+        for c in range(offsets[b], offsets[b] + counts[b]):
+            j = found[c]
+            if level[j] == _CLAIMED:
+                level[j] = depth
+                order[tail] = j
+                tail += 1
+                edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
+    return tail, edges
+
+
+def _parallel_push_level(ptr, idx, level, order, state, threads: int) -> None:
+    """One push level on ``threads`` threads from the frontier of ``state``, which it
+    advances as :func:`_push_levels` would."""
+    head, end = int(state[_HEAD]), int(state[_TAIL])
+    depth = int(state[_DEPTH]) + 1
+    bounds, offsets = _edge_bounds(ptr, order, head, end, threads)
+    found = np.empty(int(offsets[-1]), dtype=order.dtype)
+    counts = np.zeros(threads, dtype=np.int64)
+    _claim_blocks(bounds, offsets, ptr, idx, level, order, found, counts)
+    tail, edges = _append_claimed(ptr, level, order, end, depth, offsets, found, counts)
+    state[_DEPTH] = depth
+    state[_HEAD] = end
+    state[_TAIL] = tail
+    state[_MU] -= edges
+    state[_MF] = edges
+
+
+@jit()
 def _pull_rows(lo, hi, ptrT, idxT, level, parent, track, depth):
     """Unvisited vertices of ``[lo, hi)`` with an in-neighbour on level ``depth - 1``."""
     prev = depth - 1
@@ -158,7 +257,8 @@ def _collect(ptr, level, depth, out, tail):
 
 
 @register("bfs", "csr", "cpu", "levels")
-def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, dict]:
+def bfs_levels(A: Any, get_AT, source: int, parents: bool,
+               parallel_edges: int | None = None) -> tuple[Any, Any, dict]:
     """Levels (and parents) of a BFS from ``source``.
 
     Parameters
@@ -172,6 +272,9 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         The start vertex.
     parents : bool
         Also return each reached vertex's smallest parent on the previous level.
+    parallel_edges : int, optional
+        Push levels with this many frontier out-edges or more run on several threads
+        (default :data:`PUSH_PARALLEL_EDGES`; never with ``parents`` or one thread).
 
     Returns
     -------
@@ -180,7 +283,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
     parent : ndarray of int64 or None
         Each reached vertex's parent (the source its own).
     stats : dict
-        ``levels``, ``push`` and ``pull`` level counts.
+        ``levels``, ``push`` and ``pull`` level counts (``parallel``: the push levels
+        run on several threads).
     """
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
@@ -194,7 +298,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         parent[source] = source
     order[0] = source
     nnz = int(A.indices.size)
-    state = np.array([0, 0, 1, 0, nnz, 0], dtype=np.int64)
+    state = np.array([0, 0, 1, 0, nnz, 0, 0], dtype=np.int64)
     stats = {"levels": 0, "push": 0, "pull": 0}
     if get_AT is None and not parents and nnz <= SELECT_MAX_DEGREE * n:
         _push_levels_select(ptr, idx, level, order, state)
@@ -203,13 +307,26 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         stats["store"] = "select"
         return level, None, stats
     AT = None
+    threads = num_threads()
+    # levels on several threads: no parents (their smallest-id rule is sequential)
+    par_edges = 0
+    if threads > 1 and not parents:
+        par_edges = max(1, PUSH_PARALLEL_EDGES if parallel_edges is None else parallel_edges)
     while True:
         depth0 = int(state[_DEPTH])
         _push_levels(ptr, idx, level, parent, parents, order, state, ALPHA, BETA,
-                     get_AT is not None)
+                     get_AT is not None, par_edges)
         stats["push"] += int(state[_DEPTH]) - depth0
         if state[_TAIL] == state[_HEAD]:
             break
+        if state[_WANT_PAR]:
+            state[_WANT_PAR] = 0
+            _parallel_push_level(ptr, idx, level, order, state, threads)
+            stats["push"] += 1
+            stats["parallel"] = stats.get("parallel", 0) + 1
+            if state[_TAIL] == state[_HEAD]:
+                break
+            continue
         # a pull level, then back to pushing (which tests the switch again)
         state[_WANT_PULL] = 0
         if AT is None:
