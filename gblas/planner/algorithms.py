@@ -22,7 +22,7 @@ from . import cost
 from .plan import Plan
 
 __all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number",
-           "plan_label_propagation", "plan_pagerank"]
+           "plan_label_propagation", "plan_pagerank", "plan_triangles"]
 
 #: Up to this many entries a pagerank runs as one fused loop where the device has one:
 #: below it a loop of planned products is bound by their fixed cost per iteration
@@ -211,8 +211,31 @@ def plan_triangle_count(A, settings: Settings) -> Plan:
     """
     return _compiled_or_loop(
         A, settings, "triangle_count", ("triangle_count", "csr", A.device, ""), "one pass",
-        "compiled: rows of A and A' merged, edges oriented by degree, sorted intersections",
-        "operations", "loop of operations: masked plus_pair SpGEMM of the oriented graph")
+        "compiled: rows of A and A' merged, edges oriented by degree, stamped "
+        "intersections", "operations",
+        "loop of operations: masked plus_pair SpGEMM of the oriented graph")
+
+
+def plan_triangles(A, settings: Settings) -> Plan:
+    """The Plan of the per-vertex triangles (``gblas.algorithms.triangles``,
+    ``clustering``, ``average_clustering``, ``transitivity``): the compiled passes of the
+    count, each triangle credited to its three vertices, where the device has them; else
+    the loop of operations (a masked ``plus_pair`` SpGEMM of the whole graph, a row
+    reduce).
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 0], shape=(2, 2))
+    >>> plan_triangles(A, config.current()).kernel
+    'triangles/csr/cpu/per_vertex'
+    """
+    return _compiled_or_loop(
+        A, settings, "triangles", ("triangles", "csr", A.device, "per_vertex"), "one pass",
+        "compiled: edges oriented by degree, stamped intersections, each triangle "
+        "credited to its three vertices", "operations",
+        "loop of operations: masked plus_pair SpGEMM, row reduce")
 
 
 def plan_core_number(A, settings: Settings) -> Plan:

@@ -15,8 +15,10 @@ email-Enron and cit-HepPh on the 2-core machine).  The rows are cut into one blo
 thread of equal work (``sum d+(v)``), each with its own stamp array; while the arrays
 would pass :data:`MARK_BYTES` fewer blocks run.
 
-Kernel contract (registered as ``("triangle_count", "csr", "cpu")``):
-``f(A: CSR, AT: CSR) -> int``, ``AT`` the CSR of ``A^T`` (``A`` itself when symmetric).
+Kernel contracts (registered as ``("triangle_count", "csr", "cpu")`` and
+``("triangles", "csr", "cpu", "per_vertex")``): ``f(A: CSR, AT: CSR) -> int`` and
+``f(A, AT) -> (triangles, degrees)`` per vertex, ``AT`` the CSR of ``A^T`` (``A`` itself
+when symmetric).
 
 Examples
 --------
@@ -39,7 +41,7 @@ from ..registry import register
 from .blocks import num_threads
 from .jitcache import jit
 
-__all__ = ["MARK_BYTES", "triangle_count"]
+__all__ = ["MARK_BYTES", "triangle_count", "triangles_per_vertex"]
 
 #: Most bytes of the count's stamp arrays (one int32 per vertex and block).
 MARK_BYTES = 1 << 29
@@ -145,9 +147,33 @@ def _count(optr, oidx, bounds, marks, per_block):
         per_block[b] = c
 
 
-@register("triangle_count", "csr", "cpu")
-def triangle_count(A: Any, AT: Any) -> int:
-    """Triangles of the undirected graph of ``A`` (``AT``: the CSR of its transpose)."""
+@jit(parallel=True)
+def _count_each(optr, oidx, bounds, marks, per_vertex):
+    """:func:`_count` crediting each triangle ``u -> v -> w`` (closed by ``u -> w``) to
+    its three vertices, in the block's own row of ``per_vertex``."""
+    for b in prange(bounds.size - 1):
+        mark = marks[b]
+        t = per_vertex[b]
+        for u in range(bounds[b], bounds[b + 1]):
+            a, ae = optr[u], optr[u + 1]
+            if ae - a < 2:
+                continue
+            stamp = u + 1
+            for e in range(a, ae):
+                mark[oidx[e]] = stamp
+            for e in range(a, ae):
+                v = oidx[e]
+                for f in range(optr[v], optr[v + 1]):
+                    w = oidx[f]
+                    if mark[w] == stamp:
+                        t[u] += 1
+                        t[v] += 1
+                        t[w] += 1
+
+
+def _oriented(A: Any, AT: Any) -> tuple:
+    """``(deg, optr, oidx)``: the undirected degrees and the graph oriented by
+    ``(degree, id)``, its ids in 32 bits while they fit."""
     n = A.shape[0]
     ap, ai = A.indptr.astype(np.int64, copy=False), A.indices
     tp, ti = AT.indptr.astype(np.int64, copy=False), AT.indices
@@ -160,10 +186,47 @@ def triangle_count(A: Any, AT: Any) -> int:
     small = n < np.iinfo(np.int32).max - 1  # ids and stamps in 32 bits
     oidx = np.empty(int(optr[n]), np.int32 if small else np.int64)
     _orient(ap, ai, tp, ti, deg, optr, oidx, False)
-    row = (4 if small else 8) * max(n, 1)
-    parts = max(1, min(num_threads(), MARK_BYTES // row))
-    bounds = _work_bounds(optr, oidx, parts)
-    marks = np.zeros((parts, n), np.int32 if small else np.int64)
-    per_block = np.zeros(parts, np.int64)
+    return deg, optr, oidx
+
+
+def _blocks(optr, oidx, n: int, bytes_per_vertex: int) -> tuple:
+    """The count's blocks (one per thread, fewer while their arrays of
+    ``bytes_per_vertex`` per vertex would pass :data:`MARK_BYTES`) and stamp arrays."""
+    parts = max(1, min(num_threads(), MARK_BYTES // (bytes_per_vertex * max(n, 1))))
+    marks = np.zeros((parts, n), oidx.dtype)
+    return _work_bounds(optr, oidx, parts), marks
+
+
+@register("triangle_count", "csr", "cpu")
+def triangle_count(A: Any, AT: Any) -> int:
+    """Triangles of the undirected graph of ``A`` (``AT``: the CSR of its transpose)."""
+    n = A.shape[0]
+    _, optr, oidx = _oriented(A, AT)
+    bounds, marks = _blocks(optr, oidx, n, oidx.itemsize)
+    per_block = np.zeros(bounds.size - 1, np.int64)
     _count(optr, oidx, bounds, marks, per_block)
     return int(per_block.sum())
+
+
+@register("triangles", "csr", "cpu", "per_vertex")
+def triangles_per_vertex(A: Any, AT: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``(triangles, degrees)`` of every vertex of the undirected simple graph of ``A``
+    (``AT``: the CSR of its transpose, or ``A``'s own when its pattern is symmetric), as
+    int64 arrays; each triangle counts once at each of its three vertices.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from gblas.formats import CSR
+    >>> A = CSR.from_coo(np.array([0, 0, 1, 1, 2]), np.array([1, 2, 2, 3, 3]), None,
+    ...                  (4, 4), iso_value=True)
+    >>> t, d = triangles_per_vertex(A, A.transpose())
+    >>> t.tolist(), d.tolist()
+    ([1, 2, 2, 1], [2, 3, 3, 2])
+    """
+    n = A.shape[0]
+    deg, optr, oidx = _oriented(A, AT)
+    bounds, marks = _blocks(optr, oidx, n, oidx.itemsize + 8)
+    per_vertex = np.zeros((bounds.size - 1, n), np.int64)
+    _count_each(optr, oidx, bounds, marks, per_vertex)
+    return per_vertex.sum(axis=0), deg
