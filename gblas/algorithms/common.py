@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.matrix import Matrix, TransposedMatrix
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidObject, InvalidValue, bad_arg
 
 __all__ = ["check_no_nan", "check_vertex", "coo", "diag", "is_symmetric", "pattern",
@@ -21,9 +22,6 @@ __all__ = ["check_no_nan", "check_vertex", "coo", "diag", "is_symmetric", "patte
 
 def square_matrix(A, call: str, arg: str = "A"):
     """The argument as a square gb.Matrix (a ``.T`` view or a SciPy matrix is accepted)."""
-    from ..core import Matrix
-    from ..core.matrix import TransposedMatrix
-
     if not isinstance(A, (Matrix, TransposedMatrix)):
         if hasattr(A, "tocsr") and hasattr(A, "shape"):
             A = Matrix.from_scipy(A)
@@ -72,8 +70,6 @@ def pattern(A, dtype=np.bool_, *, no_diagonal: bool = False):
 
     Explicit zeros of ``A`` are entries, as everywhere in GraphBLAS.
     """
-    from ..core import Matrix
-
     r, c = coo(A, no_diagonal)
     value = True if np.dtype(dtype) == np.bool_ else np.dtype(dtype).type(1)
     return Matrix.from_coo(r, c, value, shape=A.shape, dtype=dtype).to(A.device)
@@ -86,8 +82,6 @@ def undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=Fal
     ``multiplicity`` the values count the directions an edge exists in (1 or 2), as
     NetworkX counts a reciprocated edge of a DiGraph twice; otherwise every value is 1.
     """
-    from ..core import Matrix
-
     r, c = coo(A, no_diagonal)
     rows, cols = np.concatenate([r, c]), np.concatenate([c, r])
     dt = np.dtype(dtype)
@@ -132,8 +126,6 @@ def check_no_nan(A, call: str, arg: str = "A") -> None:
 def diag(d):
     """The diagonal matrix ``diag(d)`` of a Vector (entries only where ``d`` has them)."""
     from .._device import to_numpy
-    from ..core import Matrix
-
     idx, vals = d.to_coo()
     idx = to_numpy(idx)
     return Matrix.from_coo(idx, idx, to_numpy(vals), shape=(d.size, d.size)).to(d.device)

@@ -67,7 +67,20 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     if why is not None:
         return Plan("bfs", "csr", "per level", dev, None,
                     reason=f"loop of planned products ({why})", details={"parents": parents})
-    pull = dev == "gpu" or _transpose_ready(A)
+    # the fused plan depends on these alone: made once per combination (planning was a
+    # tenth of a small graph's search)
+    key = (dev, bool(parents), dev == "gpu" or _transpose_ready(A))
+    plan = _FUSED_BFS_PLANS.get(key)
+    if plan is None:
+        plan = _FUSED_BFS_PLANS[key] = _fused_bfs_plan(*key)
+    return plan
+
+
+#: (device, parents, pull) -> the Plan of the fused BFS
+_FUSED_BFS_PLANS: dict = {}
+
+
+def _fused_bfs_plan(dev: str, parents: bool, pull: bool) -> Plan:
     how = ("push while the frontier's edges are few, pull while they are many (Beamer's "
            "switch)" if pull else "push only: the transpose is not built, and one search "
            "does not pay for it")

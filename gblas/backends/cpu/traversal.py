@@ -59,6 +59,9 @@ PUSH_PARALLEL_EDGES = 1 << 18
 _DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL, _WANT_PAR = range(7)
 #: a vertex claimed by a parallel push level, before the pass that appends it once
 _CLAIMED = -2
+_INT32_MAX = int(np.iinfo(np.int32).max)
+#: the parent array a search without parents passes (never read or written)
+_NO_PARENTS = np.full(1, -1, dtype=np.int64)
 
 
 @jit()
@@ -289,10 +292,10 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
     level = np.full(n, -1, dtype=np.int32)
-    parent = np.full(n if parents else 1, -1, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int64) if parents else _NO_PARENTS
     # the queue of every level, touched only as far as the search goes (one slot more
     # for the select's store after the last vertex)
-    order = np.empty(n + 1, dtype=np.int32 if n < np.iinfo(np.int32).max else np.int64)
+    order = np.empty(n + 1, dtype=np.int32 if n < _INT32_MAX else np.int64)
     level[source] = 0
     if parents:
         parent[source] = source
