@@ -84,9 +84,10 @@ def _plan(A, *, symmetrize: bool = False):
     :func:`triangles`, :func:`clustering`, :func:`average_clustering` and
     :func:`transitivity`)."""
     from ..config import config
-    from ..planner.algorithms import plan_triangles
+    from ..planner.algorithms import plan_triangle_count
 
-    return plan_triangles(square_matrix(A, "triangles"), config.current())
+    return plan_triangle_count(square_matrix(A, "triangles"), config.current(),
+                               per_vertex=True)
 
 
 def triangles(A, *, symmetrize: bool = False):

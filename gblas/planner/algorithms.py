@@ -22,7 +22,7 @@ from . import cost
 from .plan import Plan
 
 __all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number",
-           "plan_label_propagation", "plan_pagerank", "plan_triangles"]
+           "plan_label_propagation", "plan_pagerank", "plan_triangle_count"]
 
 #: Up to this many entries a pagerank runs as one fused loop where the device has one:
 #: below it a loop of planned products is bound by their fixed cost per iteration
@@ -208,11 +208,13 @@ def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
         also=("lpa_coloring", "csr", A.device, ""))
 
 
-def plan_triangle_count(A, settings: Settings) -> Plan:
-    """The Plan of ``gblas.algorithms.triangle_count``: compiled passes (the undirected
-    graph merged from the rows of A and A', edges oriented by degree, one sorted merge per
-    oriented edge) where the device has them, else the loop of operations (select,
-    a masked plus_pair SpGEMM, a reduce).  The count is the same.
+def plan_triangle_count(A, settings: Settings, *, per_vertex: bool = False) -> Plan:
+    """The Plan of ``gblas.algorithms.triangle_count`` (``per_vertex``: of the triangles
+    through every vertex, for ``triangles``, ``clustering``, ``average_clustering`` and
+    ``transitivity``): compiled passes (the undirected graph merged from the rows of A
+    and A', edges oriented by degree, stamped intersections; each triangle credited to
+    its three vertices when ``per_vertex``) where the device has them, else the loop of
+    operations (a masked plus_pair SpGEMM, a reduce).  The counts are the same.
 
     Examples
     --------
@@ -221,34 +223,18 @@ def plan_triangle_count(A, settings: Settings) -> Plan:
     >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
     >>> plan_triangle_count(A, config.current()).kernel
     'triangle_count/csr/cpu'
-    """
-    return _compiled_or_loop(
-        A, settings, "triangle_count", ("triangle_count", "csr", A.device, ""), "one pass",
-        "compiled: rows of A and A' merged, edges oriented by degree, stamped "
-        "intersections", "operations",
-        "loop of operations: masked plus_pair SpGEMM of the oriented graph")
-
-
-def plan_triangles(A, settings: Settings) -> Plan:
-    """The Plan of the per-vertex triangles (``gblas.algorithms.triangles``,
-    ``clustering``, ``average_clustering``, ``transitivity``): the compiled passes of the
-    count, each triangle credited to its three vertices, where the device has them; else
-    the loop of operations (a masked ``plus_pair`` SpGEMM of the whole graph, a row
-    reduce).
-
-    Examples
-    --------
-    >>> import gblas as gb
-    >>> from gblas.config import config
-    >>> A = gb.Matrix.from_coo([0, 1], [1, 0], shape=(2, 2))
-    >>> plan_triangles(A, config.current()).kernel
+    >>> plan_triangle_count(A, config.current(), per_vertex=True).kernel
     'triangles/csr/cpu/per_vertex'
     """
+    key = (("triangles", "csr", A.device, "per_vertex") if per_vertex
+           else ("triangle_count", "csr", A.device, ""))
     return _compiled_or_loop(
-        A, settings, "triangles", ("triangles", "csr", A.device, "per_vertex"), "one pass",
-        "compiled: edges oriented by degree, stamped intersections, each triangle "
-        "credited to its three vertices", "operations",
-        "loop of operations: masked plus_pair SpGEMM, row reduce")
+        A, settings, key[0], key, "one pass",
+        "compiled: rows of A and A' merged, edges oriented by degree, stamped "
+        "intersections" + (", each triangle credited to its three vertices" if per_vertex
+                           else ""), "operations",
+        "loop of operations: masked plus_pair SpGEMM" + (", row reduce" if per_vertex
+                                                        else " of the oriented graph"))
 
 
 def plan_core_number(A, settings: Settings) -> Plan:

@@ -128,9 +128,13 @@ def _work_bounds(optr, oidx, parts):
 
 
 @jit(parallel=True)
-def _count(optr, oidx, bounds, marks, per_block):
+def _count(optr, oidx, bounds, marks, per_block, per_vertex, each):
+    """Triangles of each block into ``per_block``; with ``each``, also every triangle
+    ``u -> v -> w`` (closed by ``u -> w``) credited to its three vertices, in the block's
+    own row of ``per_vertex``."""
     for b in prange(bounds.size - 1):
         mark = marks[b]
+        t = per_vertex[b]
         c = 0
         for u in range(bounds[b], bounds[b + 1]):
             a, ae = optr[u], optr[u + 1]
@@ -142,33 +146,14 @@ def _count(optr, oidx, bounds, marks, per_block):
             for e in range(a, ae):
                 v = oidx[e]
                 for f in range(optr[v], optr[v + 1]):
-                    if mark[oidx[f]] == stamp:
-                        c += 1
-        per_block[b] = c
-
-
-@jit(parallel=True)
-def _count_each(optr, oidx, bounds, marks, per_vertex):
-    """:func:`_count` crediting each triangle ``u -> v -> w`` (closed by ``u -> w``) to
-    its three vertices, in the block's own row of ``per_vertex``."""
-    for b in prange(bounds.size - 1):
-        mark = marks[b]
-        t = per_vertex[b]
-        for u in range(bounds[b], bounds[b + 1]):
-            a, ae = optr[u], optr[u + 1]
-            if ae - a < 2:
-                continue
-            stamp = u + 1
-            for e in range(a, ae):
-                mark[oidx[e]] = stamp
-            for e in range(a, ae):
-                v = oidx[e]
-                for f in range(optr[v], optr[v + 1]):
                     w = oidx[f]
                     if mark[w] == stamp:
-                        t[u] += 1
-                        t[v] += 1
-                        t[w] += 1
+                        c += 1
+                        if each:
+                            t[u] += 1
+                            t[v] += 1
+                            t[w] += 1
+        per_block[b] = c
 
 
 def _oriented(A: Any, AT: Any) -> tuple:
@@ -204,7 +189,8 @@ def triangle_count(A: Any, AT: Any) -> int:
     _, optr, oidx = _oriented(A, AT)
     bounds, marks = _blocks(optr, oidx, n, oidx.itemsize)
     per_block = np.zeros(bounds.size - 1, np.int64)
-    _count(optr, oidx, bounds, marks, per_block)
+    _count(optr, oidx, bounds, marks, per_block, np.zeros((bounds.size - 1, 0), np.int64),
+           False)
     return int(per_block.sum())
 
 
@@ -228,5 +214,5 @@ def triangles_per_vertex(A: Any, AT: Any) -> tuple[np.ndarray, np.ndarray]:
     deg, optr, oidx = _oriented(A, AT)
     bounds, marks = _blocks(optr, oidx, n, oidx.itemsize + 8)
     per_vertex = np.zeros((bounds.size - 1, n), np.int64)
-    _count_each(optr, oidx, bounds, marks, per_vertex)
+    _count(optr, oidx, bounds, marks, np.zeros(bounds.size - 1, np.int64), per_vertex, True)
     return per_vertex.sum(axis=0), deg
