@@ -10,8 +10,7 @@ the rows (degrees, orientation, counts); O(m^1.5) work at most.
 The count marks ``N+(u)`` in a stamp array (``mark[w] = u + 1``, never cleared: each
 vertex's stamp is its own) and walks each ``N+(v)``, ``v`` in ``N+(u)``, testing the
 stamps: ``d+(u) + sum d+(v)`` reads per vertex, where a merge of the two lists reads
-``u``'s list again for every ``v`` (3.3-5.4x less time on Kronecker 14 and 18, ego-Twitter,
-email-Enron and cit-HepPh on the 2-core machine).  The rows are cut into one block per
+``u``'s list again for every ``v``.  The rows are cut into one block per
 thread of equal work (``sum d+(v)``), each with its own stamp array; while the arrays
 would pass :data:`MARK_BYTES` fewer blocks run.
 
