@@ -83,22 +83,30 @@ def _before(deg, u, v):
 
 
 @jit(parallel=True)
-def _orient(ap, ai, tp, ti, deg, optr, oidx, count_only):
-    n = deg.size
-    for u in prange(n):
+def _orient(ap, ai, tp, ti, deg, start, slots, count):
+    """Each vertex's oriented out-neighbours into its ``deg`` slots from ``start``
+    (one merge of the rows of A and A^T), their number into ``count``."""
+    for u in prange(deg.size):
         c = 0
-        at = optr[u]
+        at = start[u]
         p, q = ap[u], tp[u]
         while True:
             v, p, q = _next(ap, ai, tp, ti, p, q, u)
             if v < 0:
                 break
             if v != u and _before(deg, u, v):
-                if not count_only:
-                    oidx[at + c] = v
+                slots[at + c] = v
                 c += 1
-        if count_only:
-            optr[u + 1] = c
+        count[u] = c
+
+
+@jit(parallel=True)
+def _compact(start, slots, optr, oidx):
+    """The oriented rows from their slots into one CSR (``optr`` from the counts)."""
+    for u in prange(optr.size - 1):
+        a = start[u]
+        for e in range(optr[u], optr[u + 1]):
+            oidx[e] = slots[a + e - optr[u]]
 
 
 @jit()
@@ -163,13 +171,18 @@ def _oriented(A: Any, AT: Any) -> tuple:
     tp, ti = AT.indptr.astype(np.int64, copy=False), AT.indices
     deg = np.empty(n, np.int64)
     _degrees(ap, ai, tp, ti, deg)
-    optr = np.zeros(n + 1, np.int64)
-    scratch = np.empty(0, np.int64)
-    _orient(ap, ai, tp, ti, deg, optr, scratch, True)
-    np.cumsum(optr, out=optr)
     small = n < np.iinfo(np.int32).max - 1  # ids and stamps in 32 bits
-    oidx = np.empty(int(optr[n]), np.int32 if small else np.int64)
-    _orient(ap, ai, tp, ti, deg, optr, oidx, False)
+    dt = np.int32 if small else np.int64
+    # a vertex orients at most its degree's edges: slots from the degrees' prefix sums,
+    # filled by one more merge (not one to count and one to fill), then compacted
+    start = np.zeros(n + 1, np.int64)
+    np.cumsum(deg, out=start[1:])
+    slots = np.empty(int(start[n]), dt)
+    optr = np.zeros(n + 1, np.int64)
+    _orient(ap, ai, tp, ti, deg, start, slots, optr[1:])
+    np.cumsum(optr, out=optr)
+    oidx = np.empty(int(optr[n]), dt)
+    _compact(start, slots, optr, oidx)
     return deg, optr, oidx
 
 
