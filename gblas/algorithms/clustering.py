@@ -79,10 +79,10 @@ def _triangles_degrees(A, call: str, symmetrize: bool):
             d.to_dense(fill=0).astype(np.int64, copy=False))
 
 
-def _plan(A, *, symmetrize: bool = False):
+def _plan(A, **_options):
     """The Plan of the per-vertex triangles (what ``gb.explain`` shows for
     :func:`triangles`, :func:`clustering`, :func:`average_clustering` and
-    :func:`transitivity`)."""
+    :func:`transitivity`, whatever their options)."""
     from ..config import config
     from ..planner.algorithms import plan_triangle_count
 
@@ -122,6 +122,8 @@ def triangles(A, *, symmetrize: bool = False):
     ...                        shape=(4, 4))
     >>> gb.algorithms.triangles(A).to_dense().tolist()
     [1, 1, 1, 0]
+    >>> gb.explain(gb.algorithms.triangles, A).kernel   # the compiled per-vertex count
+    'triangles/csr/cpu/per_vertex'
     """
     from ..core import Vector
 

@@ -201,7 +201,7 @@ def delta_buckets(A, depth: int, reached: int) -> int:
     >>> delta_buckets(A, 3, 4)      # no more than the vertices reached
     4
     """
-    csr = getattr(A, "parent", A).csr()
+    csr = _weights_csr(A)
     memo = summary(csr)
     span = memo.get("weight_span")
     if span is None:

@@ -181,20 +181,28 @@ def row_blocks(indptr: np.ndarray, threads: int, table_cols: int = 0,
     return balanced_row_bounds(uindex(indptr), np.int64(parts))
 
 
-def cost_bounds(cost: np.ndarray) -> np.ndarray:
+def cost_bounds(cost: np.ndarray, parts: int | None = None) -> np.ndarray:
     """Row boundaries splitting ``cost`` (per row) into one block per thread (one block
-    when the total is below :data:`PULL_PARALLEL_COST`).
+    when the total is below :data:`PULL_PARALLEL_COST`), or into ``parts`` blocks when
+    given (some may be empty).
 
     Examples
     --------
     >>> cost_bounds(np.array([1, 1, 1])).tolist()
     [0, 3]
+    >>> cost_bounds(np.array([3, 1, 1, 1]), parts=2).tolist()
+    [0, 1, 4]
     """
     m = cost.size
-    nthreads = num_threads()
     total = int(cost.sum()) if m else 0
-    if nthreads == 1 or total < PULL_PARALLEL_COST or m < 2:
-        return np.array([0, m], dtype=np.int64)
+    if parts is None:
+        nthreads = num_threads()
+        if nthreads == 1 or total < PULL_PARALLEL_COST or m < 2:
+            return np.array([0, m], dtype=np.int64)
+    else:
+        nthreads = max(1, int(parts))
+        if nthreads == 1 or m == 0:
+            return np.array([0, m], dtype=np.int64)
     cum = np.cumsum(cost)
     targets = (np.arange(1, nthreads, dtype=np.int64) * total) // nthreads
     inner = np.searchsorted(cum, targets, side="left") + 1

@@ -34,7 +34,7 @@ import numpy as np
 from numba import prange
 
 from ..registry import register
-from .blocks import num_threads, row_bounds, run_blocks
+from .blocks import cost_bounds, num_threads, row_bounds, run_blocks
 from .jitcache import jit
 from .operands import uindex
 
@@ -148,33 +148,6 @@ def _push_levels_select(ptr, idx, level, order, state):
 
 
 @jit()
-def _edge_bounds(ptr, order, head, end, parts):
-    """Cut the frontier ``order[head:end]`` into ``parts`` blocks of about equal
-    out-edges: ``(bounds, offsets)``, block ``b`` being ``order[bounds[b]:bounds[b+1]]``
-    and its out-edges starting at ``offsets[b]`` of the level's ``offsets[parts]``."""
-    cum = np.empty(end - head + 1, np.int64)
-    cum[0] = 0
-    for q in range(head, end):
-        k = order[q]
-        cum[q - head + 1] = cum[q - head] + (np.int64(ptr[k + 1]) - np.int64(ptr[k]))
-    total = cum[end - head]
-    bounds = np.empty(parts + 1, np.int64)
-    offsets = np.empty(parts + 1, np.int64)
-    bounds[0] = head
-    offsets[0] = 0
-    at = 0
-    for b in range(1, parts):
-        target = total * b // parts
-        while at < end - head and cum[at] < target:
-            at += 1
-        bounds[b] = head + at
-        offsets[b] = cum[at]
-    bounds[parts] = end
-    offsets[parts] = total
-    return bounds, offsets
-
-
-@jit()
 def _claim_block(b, bounds, offsets, ptr, idx, level, order, found, counts):
     """Block ``b`` of a parallel push level: its frontier vertices' unvisited
     out-neighbours, claimed (``level = _CLAIMED``) into ``found`` from ``offsets[b]``."""
@@ -217,9 +190,15 @@ def _parallel_push_level(ptr, idx, level, order, state, threads: int) -> None:
     advances as :func:`_push_levels` would."""
     head, end = int(state[_HEAD]), int(state[_TAIL])
     depth = int(state[_DEPTH]) + 1
-    bounds, offsets = _edge_bounds(ptr, order, head, end, threads)
+    # blocks of the frontier of about equal out-edges, each block's buffer holding as
+    # many slots as its out-edges
+    frontier = order[head:end]
+    edges = ptr[frontier + 1].astype(np.int64) - ptr[frontier].astype(np.int64)
+    rel = cost_bounds(edges, parts=threads)
+    offsets = np.concatenate(([0], np.cumsum(edges)))[rel]
+    bounds = head + rel
     found = np.empty(int(offsets[-1]), dtype=order.dtype)
-    counts = np.zeros(threads, dtype=np.int64)
+    counts = np.zeros(rel.size - 1, dtype=np.int64)
     _claim_blocks(bounds, offsets, ptr, idx, level, order, found, counts)
     tail, edges = _append_claimed(ptr, level, order, end, depth, offsets, found, counts)
     state[_DEPTH] = depth

@@ -37,7 +37,7 @@ import numpy as np
 from numba import prange
 
 from ..registry import register
-from .blocks import num_threads
+from .blocks import cost_bounds, num_threads
 from .jitcache import jit
 
 __all__ = ["MARK_BYTES", "triangle_count", "triangles_per_vertex"]
@@ -109,29 +109,15 @@ def _compact(start, slots, optr, oidx):
             oidx[e] = slots[a + e - optr[u]]
 
 
-@jit()
-def _work_bounds(optr, oidx, parts):
-    """Row boundaries of ``parts`` blocks of about equal count work
-    (``d+(u) + sum d+(v)`` for ``v`` in ``N+(u)``)."""
-    n = optr.size - 1
-    cum = np.empty(n + 1, np.int64)
-    cum[0] = 0
-    for u in range(n):
+@jit(parallel=True)
+def _row_work(optr, oidx, work):
+    """Each row's count work: ``d+(u) + sum d+(v)`` for ``v`` in ``N+(u)``."""
+    for u in prange(work.size):
         c = optr[u + 1] - optr[u]
         for e in range(optr[u], optr[u + 1]):
             v = oidx[e]
             c += optr[v + 1] - optr[v]
-        cum[u + 1] = cum[u] + c
-    bounds = np.empty(parts + 1, np.int64)
-    bounds[0] = 0
-    at = 0
-    for b in range(1, parts):
-        target = cum[n] * b // parts
-        while at < n and cum[at] < target:
-            at += 1
-        bounds[b] = at
-    bounds[parts] = n
-    return bounds
+        work[u] = c
 
 
 @jit(parallel=True)
@@ -190,8 +176,10 @@ def _blocks(optr, oidx, n: int, bytes_per_vertex: int) -> tuple:
     """The count's blocks (one per thread, fewer while their arrays of
     ``bytes_per_vertex`` per vertex would pass :data:`MARK_BYTES`) and stamp arrays."""
     parts = max(1, min(num_threads(), MARK_BYTES // (bytes_per_vertex * max(n, 1))))
-    marks = np.zeros((parts, n), oidx.dtype)
-    return _work_bounds(optr, oidx, parts), marks
+    work = np.empty(n, np.int64)
+    _row_work(optr, oidx, work)
+    bounds = cost_bounds(work, parts=parts)
+    return bounds, np.zeros((bounds.size - 1, n), oidx.dtype)
 
 
 @register("triangle_count", "csr", "cpu")
