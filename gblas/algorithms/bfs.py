@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backends.registry import VecData
 from ..config import config
 from ..core import Vector, apply, ewise_mult, executor, mxv
 from ..core.dispatch import dispatchable
@@ -133,16 +132,12 @@ def _fused(A, source: int, parents: bool, plan, progress: bool):
     kernel = executor.kernel(plan)
     get_AT = (lambda: A.csr(transposed=True)) if plan.details["pull"] else None
     with Progress("bfs", enabled=progress) as report:
-        level, parent, stats = kernel(A.csr(), get_AT, source, parents)
-        report.close(f"{stats['levels']} levels ({stats['push']} push, {stats['pull']} "
-                     f"pull) in one fused kernel")
-    # v = level where level >= 0: the reached vertices (arrays made here: owned, no copy)
-    reached = level >= 0
-    n = level.size
-    levels = Vector(VecData(n, None, level.astype(np.int64), reached), np.int64, A.device,
-                    owned=True)
+        # the kernel returns the Vectors' storage: new arrays, owned by them
+        level, parent, stats = kernel(A.csr(), get_AT, source, parents, vectors=True)
+        if progress:
+            report.close(f"{stats['levels']} levels ({stats['push']} push, "
+                         f"{stats['pull']} pull) in one fused kernel")
+    levels = Vector(level, np.int64, A.device, owned=True)
     if not parents:
         return levels
-    # p = parent where reached
-    return levels, Vector(VecData(n, None, parent, reached.copy()), np.int64, A.device,
-                          owned=True)
+    return levels, Vector(parent, np.int64, A.device, owned=True)

@@ -1,7 +1,8 @@
-"""CPU (Numba) import of a SciPy CSR: one pass (parallel on large inputs) that copies the
-index arrays, checks that every row's columns strictly increase (sorted, no duplicates:
-SciPy's canonical format, which a product needs) and whether every value has the bits of
-the first (an iso matrix, whose values need not be copied or read again).
+"""CPU (Numba) import of a SciPy CSR: passes (parallel on large inputs) that test whether
+every value has the bits of the first (an iso matrix, whose values need not be copied or
+read again), copy the values otherwise, and copy the index arrays checking that every
+row's columns strictly increase (sorted, no duplicates: SciPy's canonical format, which a
+product needs).
 
 SciPy's own route (``tocsr(copy=True)``, ``sum_duplicates``, ``sort_indices``) makes three
 passes on one thread and copies the values; on a Kronecker 22 graph (128M entries, all
@@ -48,10 +49,9 @@ SERIAL_ENTRIES = 1 << 20
 
 
 @jit()
-def _check_rows(r0, r1, indptr, indices, bits, first, out_idx):
-    """Copy rows ``r0:r1``'s indices; (a row out of order, a value other than ``first``)."""
+def _check_rows(r0, r1, indptr, indices, out_idx):
+    """Copy rows ``r0:r1``'s indices; 1 if a row's columns do not strictly increase."""
     bad = 0
-    other = 0
     for i in range(r0, r1):
         lo = indptr[i]
         hi = indptr[i + 1]
@@ -60,21 +60,32 @@ def _check_rows(r0, r1, indptr, indices, bits, first, out_idx):
             out_idx[k] = c
             if k > lo and c <= indices[k - 1]:
                 bad = 1
-            if bits[k] != first:
-                other = 1
-    return bad, other
+    return bad
 
 
 @jit(parallel=True)
-def _check_copy(bounds, indptr, indices, bits, out_idx, flags):
-    # flags[2 * b]: block b found a row out of order; flags[2 * b + 1]: a value differs
-    nb = bounds.size - 1
-    first = bits[0] if bits.size else 0
-    for b in prange(nb):
-        bad, other = _check_rows(bounds[b], bounds[b + 1], indptr, indices, bits, first,
-                                 out_idx)
-        flags[2 * b] = bad
-        flags[2 * b + 1] = other
+def _check_copy(bounds, indptr, indices, out_idx, flags):
+    # flags[b]: block b found a row out of order
+    for b in prange(bounds.size - 1):
+        flags[b] = _check_rows(bounds[b], bounds[b + 1], indptr, indices, out_idx)
+
+
+@jit()
+def _same_bits(bits, lo, hi, first):
+    """Whether ``bits[lo:hi]`` all equal ``first`` (stops at the first that does not)."""
+    for k in range(lo, hi):
+        if bits[k] != first:
+            return False
+    return True
+
+
+@jit(parallel=True)
+def _same_bits_blocks(bits, parts, flags):
+    # flags[b]: block b holds a value other than the first
+    nnz = bits.size
+    first = bits[0]
+    for b in prange(parts):
+        flags[b] = not _same_bits(bits, nnz * b // parts, nnz * (b + 1) // parts, first)
 
 
 @jit(parallel=True)
@@ -97,31 +108,38 @@ def canonical_copy(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray,
     """Copy a CSR's indices (and values unless iso), checking canonical order.
 
     ``indptr`` is returned as given (the caller casts it); the indices keep their dtype.
+    The iso test runs first and stops at the first value that differs (at once on
+    weighted graphs); the index copy runs last, so the structure an algorithm reads
+    first is what the cache holds afterwards (copying the values after it evicted it).
     """
     import numba
 
     threads = int(numba.get_num_threads()) if threads is None else threads
     nnz = int(indptr[-1]) if indptr.size else 0
     serial = nnz < SERIAL_ENTRIES or threads <= 1
-    out_idx = np.empty(nnz, dtype=indices.dtype)
     bits = _value_bits(data)
-    probe = bits if bits is not None else np.zeros(nnz, dtype=np.uint8)
-    bad = other = False
-    if nnz and serial:
-        bad, other = _check_rows(0, indptr.size - 1, indptr, indices, probe, probe[0],
-                                 out_idx)
-    elif nnz:
-        bounds = row_blocks(indptr, threads, nnz=nnz)
-        flags = np.zeros(2 * (bounds.size - 1), dtype=np.uint8)
-        _check_copy(bounds, indptr, indices, probe, out_idx, flags)
-        bad, other = flags[0::2].any(), flags[1::2].any()
-    canonical = not bad
-    iso = bits is not None and nnz > 0 and not other
+    iso = bits is not None and nnz > 0
+    if iso and serial:
+        iso = bool(_same_bits(bits, 0, nnz, bits[0]))
+    elif iso:
+        differs = np.zeros(threads, dtype=np.uint8)
+        _same_bits_blocks(bits[:nnz], threads, differs)
+        iso = not differs.any()
+    bounds = None if serial or not nnz else row_blocks(indptr, threads, nnz=nnz)
     values = None
-    if canonical and not iso:
+    if not iso:
         values = np.empty(nnz, dtype=data.dtype)
-        if nnz and serial:
+        if bounds is None:
             values[:] = data[:nnz]
-        elif nnz:
+        else:
             _copy_values(bounds, indptr, np.ascontiguousarray(data), values)
-    return ImportedCSR(indptr, out_idx, values, bool(canonical), bool(iso))
+    out_idx = np.empty(nnz, dtype=indices.dtype)
+    bad = False
+    if bounds is None and nnz:
+        bad = bool(_check_rows(0, indptr.size - 1, indptr, indices, out_idx))
+    elif nnz:
+        flags = np.zeros(bounds.size - 1, dtype=np.uint8)
+        _check_copy(bounds, indptr, indices, out_idx, flags)
+        bad = bool(flags.any())
+    canonical = not bad
+    return ImportedCSR(indptr, out_idx, values if canonical else None, canonical, iso)

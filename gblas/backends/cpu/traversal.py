@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numba import prange
 
-from ..registry import register
+from ..registry import VecData, register
 from .blocks import cost_bounds, num_threads, row_bounds, run_blocks
 from .jitcache import jit
 from .operands import uindex
@@ -240,7 +240,8 @@ def _collect(ptr, level, depth, out, tail):
 
 @register("bfs", "csr", "cpu", "levels")
 def bfs_levels(A: Any, get_AT, source: int, parents: bool,
-               parallel_edges: int | None = None) -> tuple[Any, Any, dict]:
+               parallel_edges: int | None = None, *,
+               vectors: bool = False) -> tuple[Any, Any, dict]:
     """Levels (and parents) of a BFS from ``source``.
 
     Parameters
@@ -257,6 +258,9 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
     parallel_edges : int, optional
         Push levels with this many frontier out-edges or more run on several threads
         (default :data:`PUSH_PARALLEL_EDGES`; never with ``parents`` or one thread).
+    vectors : bool, default False
+        Return the levels and parents as dense :class:`VecData` of int64 with the reached
+        vertices present, the form a Vector takes (one pass instead of NumPy's two).
 
     Returns
     -------
@@ -266,7 +270,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         Each reached vertex's parent (the source its own).
     stats : dict
         ``levels``, ``push`` and ``pull`` level counts (``parallel``: the push levels
-        run on several threads).
+        run on several threads), ``reached`` the vertices reached.
     """
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
@@ -287,13 +291,16 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         stats["push"] = int(state[_DEPTH])
         stats["levels"] = max(stats["push"] - 1, 0)
         stats["store"] = "select"
-        return level, None, stats
+        return _result(level, None, state, stats, vectors)
     AT = None
-    threads = num_threads()
-    # levels on several threads: no parents (their smallest-id rule is sequential)
-    par_edges = 0
-    if threads > 1 and not parents:
-        par_edges = max(1, PUSH_PARALLEL_EDGES if parallel_edges is None else parallel_edges)
+    threads = 1
+    # levels on several threads: no parents (their smallest-id rule is sequential), and
+    # only where a level can have that many out-edges (the count costs a read per vertex)
+    par_edges = PUSH_PARALLEL_EDGES if parallel_edges is None else max(1, parallel_edges)
+    if not parents and nnz >= par_edges:
+        threads = num_threads()
+    if threads == 1:
+        par_edges = 0
     while True:
         depth0 = int(state[_DEPTH])
         _push_levels(ptr, idx, level, parent, parents, order, state, ALPHA, BETA,
@@ -333,7 +340,31 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         if state[_TAIL] == state[_HEAD]:
             break
     stats["levels"] = int(state[_DEPTH]) - (1 if stats["push"] + stats["pull"] else 0)
-    return level, (parent if parents else None), stats
+    return _result(level, parent if parents else None, state, stats, vectors)
+
+
+def _result(level, parent, state, stats: dict, vectors: bool) -> tuple[Any, Any, dict]:
+    """The search's outputs, as arrays or (``vectors``) as VecData of the reached."""
+    stats["reached"] = int(state[_TAIL])
+    if not vectors:
+        return level, parent, stats
+    n = level.size
+    val, present = _reached_entries(level)
+    return (VecData(n, None, val, present),
+            None if parent is None else VecData(n, None, parent, present.copy()), stats)
+
+
+@jit()
+def _reached_entries(level):
+    """The levels as int64 and the reached flags, in one pass over ``level``."""
+    n = level.size
+    val = np.empty(n, dtype=np.int64)
+    present = np.empty(n, dtype=np.bool_)
+    for i in range(n):
+        lv = level[i]
+        val[i] = lv
+        present[i] = lv >= 0
+    return val, present
 
 
 @jit(inline="always")

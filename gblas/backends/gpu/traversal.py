@@ -43,7 +43,7 @@ from typing import Any
 import cupy as cp
 import numpy as np
 
-from ..registry import register
+from ..registry import VecData, register
 from .codegen import get_function, source
 from .launch import blocks, sm_count
 
@@ -101,7 +101,8 @@ def _with_dtypes(csr: Any, ptr_dt: np.dtype, idx_dt: np.dtype) -> Any:
 
 
 @register("bfs", "csr", "gpu", "levels")
-def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, dict]:
+def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
+               vectors: bool = False) -> tuple[Any, Any, dict]:
     """Levels (and parents) of a BFS from ``source`` on the GPU.
 
     Parameters
@@ -114,6 +115,9 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         The start vertex.
     parents : bool
         Also compute each reached vertex's smallest parent on the previous level.
+    vectors : bool, default False
+        Return the levels and parents as dense :class:`VecData` of int64 with the reached
+        vertices present, the form a Vector takes.
 
     Returns
     -------
@@ -203,4 +207,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool) -> tuple[Any, Any, di
         parent = cp.empty(n, dtype=np.int64)
         par_k((min(blocks(n, _THREADS), cap),), (_THREADS,),
               (AT.indptr, AT.indices, np.int64(n), level, parent))
-    return level, parent, stats
+    if not vectors:
+        return level, parent, stats
+    reached = level >= 0
+    return (VecData(n, None, level.astype(np.int64), reached),
+            None if parent is None else VecData(n, None, parent, reached.copy()), stats)
