@@ -98,7 +98,7 @@ def undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=Fal
 
 def is_symmetric(A) -> bool:
     """Whether the pattern of ``A`` equals the pattern of ``A'``."""
-    if A.nvals == 0:
+    if A.nvals == 0 or getattr(A, "known_symmetric", False):
         return True
     # pattern(A) == pattern(A'): the CSR of A against the (cached) CSR of A'
     return A.isequal(A.T, values=False)

@@ -23,6 +23,7 @@ from ..exceptions import (
     out_of_memory,
 )
 from ..formats import CSR, get_format_class
+from ..formats.costing import summary
 from ..formats.hypersparse import MAX_EXPAND_ROWS, Hypersparse, expand_error
 from ..planner import admit_format
 from ..planner.choose import choose_storage
@@ -297,6 +298,29 @@ class Matrix(MaskViews):
             return self.get_format("csr")
         return self.get_format("csr", transposed=True)
 
+    @property
+    def known_symmetric(self) -> bool:
+        """Whether this matrix is known to equal its transpose (values included), as its
+        constructor knew it (an undirected NetworkX graph, a Matrix Market file declared
+        symmetric, a symmetric generator): then its transposed CSR is its CSR, never
+        built.  False means unknown; a write gives the Matrix a new storage, unmarked.
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> gb.io.generators.kronecker(4, symmetric=True).known_symmetric
+        True
+        >>> gb.Matrix.from_coo([0], [1], [1.0], shape=(2, 2)).known_symmetric
+        False
+        """
+        return not self.is_hypersparse and summary(self._csr).get("symmetric", False)
+
+    def _mark_symmetric(self) -> Matrix:
+        """Record that this matrix equals its transpose (its constructor knows it)."""
+        if not self.is_hypersparse:
+            summary(self._csr)["symmetric"] = True
+        return self
+
     def get_format(self, name: str, *, transposed: bool = False, **params):
         """The format ``name`` of this matrix (or its transpose), built once and cached.
 
@@ -317,6 +341,8 @@ class Matrix(MaskViews):
         elif not transposed:
             base = self._csr
         elif name == "csr":
+            if self.known_symmetric:
+                return self._csr  # A' = A: nothing to build (not counted twice in memory)
             base = self._csr.transpose()
         else:  # a format of A^T builds from the cached CSR of A^T (no second transpose)
             base = self.get_format("csr", transposed=True)

@@ -277,8 +277,9 @@ def _check_weights(call: str, weights, dtype) -> None:
                       repr(dtype))
 
 
-def _iso_from_keys(keys: np.ndarray, n: int, dtype):
-    """A pattern (dtype None/bool) or all-ones iso Matrix from sorted unique linear keys."""
+def _iso_from_keys(keys: np.ndarray, n: int, dtype, symmetric: bool = False):
+    """A pattern (dtype None/bool) or all-ones iso Matrix from sorted unique linear keys
+    (``symmetric``: they hold both directions of every edge)."""
     from ..core import Matrix
 
     if n & (n - 1) == 0:  # power of two: shifts, cheaper than a division
@@ -288,7 +289,8 @@ def _iso_from_keys(keys: np.ndarray, n: int, dtype):
         rows, cols = np.divmod(keys, max(n, 1))
     iso = None if dtype is None or np.dtype(dtype) == np.bool_ else np.dtype(dtype).type(1)
     # keys are sorted and unique: from_coo finds nothing to sort or combine
-    return Matrix.from_coo(rows, cols, iso, shape=(n, n), dup_op="plus")
+    A = Matrix.from_coo(rows, cols, iso, shape=(n, n), dup_op="plus")
+    return A._mark_symmetric() if symmetric else A
 
 
 def _to_matrix(call: str, rows: np.ndarray, cols: np.ndarray, n: int, *, seed: int,
@@ -310,7 +312,8 @@ def _to_matrix(call: str, rows: np.ndarray, cols: np.ndarray, n: int, *, seed: i
             values = np.concatenate([values, values])
         # duplicates keep the lightest edge (min is symmetric-safe: both directions see
         # the same multiset of weights)
-        return Matrix.from_coo(rows, cols, values, shape=(n, n), dup_op="min", dtype=dtype)
+        A = Matrix.from_coo(rows, cols, values, shape=(n, n), dup_op="min", dtype=dtype)
+        return A._mark_symmetric() if symmetric else A
     # pattern or iso (all ones): sort the linear keys and drop duplicates here, a plain
     # np.sort being much cheaper than the general stable argsort with value reduction
     key = rows * n
@@ -319,7 +322,7 @@ def _to_matrix(call: str, rows: np.ndarray, cols: np.ndarray, n: int, *, seed: i
         key = np.concatenate([key, cols * n + rows])
     del rows, cols
     key.sort()
-    return _iso_from_keys(_unique_sorted(key), n, dtype)
+    return _iso_from_keys(_unique_sorted(key), n, dtype, symmetric)
 
 
 def kronecker(
@@ -364,7 +367,7 @@ def kronecker(
     if weights is None:
         scale = check_int("kronecker", "scale", scale, 0, 31)
         keys = _kronecker_keys(scale, edge_factor, seed, symmetric, self_loops)
-        return _iso_from_keys(keys, 1 << scale, dtype)
+        return _iso_from_keys(keys, 1 << scale, dtype, symmetric)
     rows, cols = kronecker_coo(scale, edge_factor, seed=seed)
     return _to_matrix("kronecker", rows, cols, 1 << int(scale), seed=seed, dtype=dtype,
                       symmetric=symmetric, self_loops=self_loops, weights=weights)

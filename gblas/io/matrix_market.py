@@ -525,7 +525,8 @@ def read_mm(path: str | os.PathLike, *, dtype=None):
     Returns
     -------
     gblas.Matrix
-        Symmetric files are expanded to both triangles; duplicate entries are summed.
+        Symmetric files are expanded to both triangles (the Matrix is then
+        :attr:`~gblas.Matrix.known_symmetric`); duplicate entries are summed.
         An ``n x 1`` file gives an ``n x 1`` Matrix (:func:`read_mm_vector` gives a
         Vector).
 
@@ -567,11 +568,13 @@ def read_mm(path: str | os.PathLike, *, dtype=None):
                           f"the {avail} bytes of memory at hand",
                           f"{m} rows ({need} bytes)", OutOfMemory)
     try:
-        return Matrix.from_coo(d.rows, d.cols, values, shape=d.shape, dup_op="plus",
-                               dtype=None if values is None else dt)
+        A = Matrix.from_coo(d.rows, d.cols, values, shape=d.shape, dup_op="plus",
+                            dtype=None if values is None else dt)
     except MemoryError:
         raise where.error(None, "a matrix that fits in memory", f"the shape {m} x {n} with "
                           f"{len(d.rows)} entries", OutOfMemory) from None
+    # a symmetric file's mirror image: A' = A, its transpose never built
+    return A._mark_symmetric() if d.symmetry == "symmetric" else A
 
 
 def read_mm_vector(path: str | os.PathLike, *, dtype=None):

@@ -343,6 +343,8 @@ class GblasGraph:
                 vals = np.asarray(self.weights(weight), dtype=np.float64)
                 A = Matrix.from_coo(self.rows, self.cols, vals, shape=(n, n), dup_op=dup)
             A = A.to(device) if device != "cpu" else A
+            if not self._directed:  # both directions of every edge, with one value
+                A._mark_symmetric()
             self._memo[key] = A
         return A
 
@@ -368,6 +370,8 @@ class GblasGraph:
                 r, c = flat // n, flat % n
             A = Matrix.from_coo(r, c, None, shape=(n, n))
             A = A.to(device) if device != "cpu" else A
+            if not self._directed:
+                A._mark_symmetric()
             self._memo[key] = A
         return A
 
