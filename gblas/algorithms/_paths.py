@@ -12,6 +12,7 @@ from ..backends.registry import get_kernel, has_kernel
 from ..config import config
 from ..planner import Plan, heap_bound_holds, plan_shortest_paths
 from ..planner.cost import summary
+from ..planner.paths import probe_levels_cap
 from .sssp import delta_buckets
 
 #: Distance entries per batch of sources on the (min, +) route.
@@ -69,10 +70,18 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
         depth, reached = get_kernel("bfs_depth", "csr", A.device)(
             csr.indptr, csr.indices, int(sources[0]))
     elif not negative and sources.size and has_kernel("bfs", "csr", A.device, "levels"):
-        # a device without the probe kernel (the GPU): its fused BFS's levels
+        # a device without the probe kernel (the GPU): its fused BFS's levels, pushing
+        # only unless the transpose is there (the probe does not pay for building it),
+        # stopped where the depth alone settles it for the host's heap
+        cap = probe_levels_cap(n, A.nvals, int(sources.size), threads, batch)
+        get_AT = (lambda: A.csr(transposed=True)) if A.has_format("csr", transposed=True) \
+            else None
         level, _, stats = get_kernel("bfs", "csr", A.device, "levels")(
-            A.csr(), lambda: A.csr(transposed=True), int(sources[0]), False)
-        depth, reached = int(stats["levels"]), int((level >= 0).sum())
+            A.csr(), get_AT, int(sources[0]), False, max_levels=cap)
+        if stats.get("capped"):
+            depth, reached = cap, n  # at least that deep: the heap's bound at full reach
+        else:
+            depth, reached = int(stats["levels"]), int((level >= 0).sum())
     buckets = 0
     if depth is not None and sources.size == 1 and not has_kernel("sssp", "csr", A.device,
                                                                   "heap"):

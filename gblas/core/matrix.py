@@ -376,7 +376,8 @@ class Matrix(MaskViews):
     def cached_format(self, name: str, *, transposed: bool = False, **params):
         """The cached format ``name`` (of the transpose), or None; builds nothing and
         counts no use (what the planner reads)."""
-        if name == self._csr.name and not transposed and not params:
+        if name == self._csr.name and not params and (not transposed or (
+                name == "csr" and self.known_symmetric)):
             return self._csr
         return self._cache.get((name, transposed, tuple(sorted(params.items()))))
 

@@ -77,6 +77,23 @@ def heap_bound_holds(n: int, nnz: int, sources: int, threads: int, device: str =
     return bool(sources * np.log2(n + 1) * HEAP_NS_PUSH / k <= margin * nnz / n)
 
 
+def probe_levels_cap(n: int, nnz: int, sources: int, threads: int, batch: int = 1) -> int:
+    """The levels of hops past which a device without a heap kernel (the GPU) loses to
+    the host's heap on a copy, everything reached: its probe may stop there (a road
+    network is a thousand levels deep, and the probe's launches would cost more than
+    the heap).
+
+    Examples
+    --------
+    >>> probe_levels_cap(114_599, 239_332, 1, 16)    # luxembourg-osm: a few levels
+    10
+    """
+    heap_s, _ = _heap_seconds(n, nnz, sources, n, threads)
+    batches = -(-sources // max(batch, 1))
+    return max(1, int(np.ceil((heap_s + _copy_seconds(n, nnz, sources))
+                              / (batches * GPU_SEMIRING_STEP_S))))
+
+
 def _copy_seconds(n: int, nnz: int, sources: int) -> float:
     """A device's matrix to the host (indices and values) and the distances back."""
     return (nnz * 12 + n * 8 * (sources + 1)) / HOST_COPY_BYTES_S

@@ -66,7 +66,14 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
     G = gb.Matrix.from_scipy(S).to("gpu")
     plan = gb.explain(gb.algorithms.sssp, G, 7)
     assert (plan.direction, plan.device) == ("heap", "cpu"), plan.reason
-    assert "host copy" in plan.reason and plan.details["depth"] == n - 8
+    # the probe stops at the depth that settles it (the path is n - 8 hops deep from 7)
+    from gblas import hardware
+    from gblas.algorithms._paths import BATCH_ENTRIES
+    from gblas.planner.paths import probe_levels_cap
+
+    cap = probe_levels_cap(n, S.nnz, 1, hardware.detect().threads, BATCH_ENTRIES // n)
+    assert "host copy" in plan.reason and cap < n - 8
+    assert (plan.details["depth"], plan.details["reached"]) == (cap, n)
     d, p = gb.algorithms.sssp(G, 7, parents=True)
     assert d.device == "gpu" and p.device == "gpu"
     np.testing.assert_allclose(d.to_dense(fill=np.inf).get(), csg.dijkstra(S, indices=7),

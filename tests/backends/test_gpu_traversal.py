@@ -131,3 +131,37 @@ def test_transpose_built_only_for_a_pull(parents):
         assert (stats["pull"] > 0) == pulls
         want = gb.algorithms.bfs(gb.Matrix.from_scipy(G.to("cpu").to_scipy()), 0)
         np.testing.assert_array_equal(cp.asnumpy(level), want.to_dense(fill=-1))
+
+
+def test_push_only_capped_and_as_vectors():
+    """``get_AT=None`` pushes every level (a star's leaves would pull) with SciPy's
+    levels; ``max_levels`` stops the search there, flagged; ``vectors`` gives the
+    Vectors' storage; parents without the transpose are refused."""
+    from gblas.backends.gpu.traversal import bfs_levels
+    from gblas.cli import scipy_bfs_levels
+
+    n = 300
+    ids = np.arange(n - 1)
+    hub = np.zeros(n - 1, dtype=np.int64)
+    star = gb.Matrix.from_coo(np.r_[hub, ids + 1], np.r_[ids + 1, hub], shape=(n, n))
+    G = star.to("gpu")
+    level, _, stats = bfs_levels(G.csr(), None, 5, False)
+    np.testing.assert_array_equal(cp.asnumpy(level), scipy_bfs_levels(star.to_scipy(), 5))
+    assert stats["pull"] == 0 and "capped" not in stats
+    path = gb.Matrix.from_coo(ids, ids + 1, shape=(n, n))
+    P = path.to("gpu")
+    want = scipy_bfs_levels(path.to_scipy(), 0)
+    for cap in (1, 7, n - 1, n + 5):
+        level, _, stats = bfs_levels(P.csr(), None, 0, False, max_levels=cap)
+        got = cp.asnumpy(level)
+        assert stats["capped"] == (cap <= n - 1) and stats["local"] == 0
+        np.testing.assert_array_equal(got, np.where(want <= cap, want, -1))
+    lv, pv, _ = bfs_levels(G.csr(), lambda: G.csr(transposed=True), 5, True, vectors=True)
+    level, parent, _ = bfs_levels(G.csr(), lambda: G.csr(transposed=True), 5, True)
+    reached = cp.asnumpy(level) >= 0
+    np.testing.assert_array_equal(cp.asnumpy(lv.present), reached)
+    np.testing.assert_array_equal(cp.asnumpy(lv.values)[reached], cp.asnumpy(level)[reached])
+    assert lv.values.dtype == np.int64
+    np.testing.assert_array_equal(cp.asnumpy(pv.values)[reached], cp.asnumpy(parent)[reached])
+    with pytest.raises(ValueError, match="parents need get_AT"):
+        bfs_levels(G.csr(), None, 0, True)

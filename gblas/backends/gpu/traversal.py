@@ -102,15 +102,16 @@ def _with_dtypes(csr: Any, ptr_dt: np.dtype, idx_dt: np.dtype) -> Any:
 
 @register("bfs", "csr", "gpu", "levels")
 def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
-               vectors: bool = False) -> tuple[Any, Any, dict]:
+               vectors: bool = False, max_levels: int | None = None) -> tuple[Any, Any, dict]:
     """Levels (and parents) of a BFS from ``source`` on the GPU.
 
     Parameters
     ----------
     A : CSR
         The CSR of the adjacency matrix (row i lists the j of edges i -> j), on the GPU.
-    get_AT : callable
-        Returns the CSR of its transpose, on the GPU.
+    get_AT : callable or None
+        Returns the CSR of its transpose, on the GPU; None: every level pushes (no
+        parents then: they read the transpose).
     source : int
         The start vertex.
     parents : bool
@@ -118,6 +119,11 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
     vectors : bool, default False
         Return the levels and parents as dense :class:`VecData` of int64 with the reached
         vertices present, the form a Vector takes.
+    max_levels : int, optional
+        Stop after this many levels (``stats["capped"]``: the last level found had
+        vertices, not searched further; the search is at least that deep), for a probe
+        that needs to know only whether the search goes that deep (levels run one
+        launch each then, none in the single-block kernel).
 
     Returns
     -------
@@ -126,9 +132,12 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
     parent : cupy.ndarray of int64 or None
         The parent of each vertex (the source its own), -1 where unreached.
     stats : dict
-        ``levels``, ``push`` and ``pull`` counts of the levels run each way.
+        ``levels``, ``push`` and ``pull`` counts of the levels run each way (and
+        ``capped`` with ``max_levels``).
     """
     n = int(A.shape[0])
+    if parents and get_AT is None:
+        raise ValueError("bfs_levels: parents need get_AT (they read the transpose)")
     push_k, big_k, pull_k, mark_k, par_k, start_k, local_k = _kernels(A)
     AT = None  # asked for at the first pull (a search that only pushes never builds it)
     nnz = int(A.indices.size)
@@ -150,9 +159,16 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
     stats = {"levels": 0, "push": 0, "pull": 0, "local": 0}
     cap = sm_count() * 16  # resident blocks enough to fill the GPU; loops stride beyond
     out = cp.empty(6, dtype=np.int64)
-    pull_min = -(-n // BETA)  # the fewest frontier vertices a pull level may have
+    # the fewest frontier vertices a pull level may have (more than n: never pull)
+    pull_min = -(-n // BETA) if get_AT is not None else n + 1
+    local = max_levels is None
+    if not local:
+        stats["capped"] = False
     while nq:
-        if (depth >= LOCAL_AFTER and not pull and nq <= LOCAL_ENTER
+        if not local and depth >= max_levels:
+            stats["capped"] = True
+            break
+        if (local and depth >= LOCAL_AFTER and not pull and nq <= LOCAL_ENTER
                 and m_f <= LOCAL_EDGES // 2 and (m_f * ALPHA <= m_u or nq < pull_min)):
             # small frontiers: one block runs push levels until one is too big or would
             # pull, with one read-back for all of them
