@@ -319,6 +319,27 @@ class CSR(CompressedEntries, FormatBase):
         xp = xp_for(self.device)
         return xp.diff(self.indptr)
 
+    def keep_rows(self, keep) -> CSR:
+        """The same shape with the entries of the rows where ``keep`` (bool, one per row,
+        on this device) holds, the other rows empty: the part of a graph a search from
+        one vertex can read, to copy elsewhere without the rest.
+
+        Examples
+        --------
+        >>> A = CSR.from_coo(np.array([0, 1, 1, 2]), np.array([1, 0, 2, 0]), None, (3, 3),
+        ...                  iso_value=True)
+        >>> B = A.keep_rows(np.array([False, True, False]))
+        >>> B.indptr.tolist(), B.indices.tolist()
+        ([0, 0, 2, 2], [0, 2])
+        """
+        xp = xp_for(self.device)
+        indptr = xp.zeros_like(self.indptr)
+        indptr[1:] = xp.cumsum(xp.where(keep, xp.diff(self.indptr), 0))
+        entry = keep[self.row_indices(np.int32 if self.shape[0] < 2**31 else np.int64)]
+        values = None if self.values is None else self.values[entry]
+        return CSR(self.shape, indptr, self.indices[entry], values, self.dtype,
+                   self.iso_value, self.device)
+
     # ------------------------------------------------------------------- conversions
     def to_scipy(self):
         import scipy.sparse as sp

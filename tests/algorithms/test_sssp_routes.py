@@ -103,6 +103,49 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
     assert (plan.direction, plan.device) == ("semiring", "gpu"), plan.reason
 
 
+@pytest.mark.gpu
+def test_gpu_host_heap_copies_the_part_reached():
+    """A GPU Matrix whose probe from one source reaches a small part has the host's heap
+    copy that part's rows alone (kept for that source); a source reaching most of the
+    graph gets the whole copy.  Distances as SciPy's either way."""
+    pytest.importorskip("cupy")
+    from gblas.formats.costing import summary
+
+    rng = np.random.default_rng(11)
+    n, small = 40_000, 1_000
+    # a shallow small part (a star from 0 and random edges inside it) and a large one
+    # (a cycle and random edges) that the small part never reaches
+    r = [np.zeros(small - 1, dtype=np.int64), rng.integers(0, small, 5_000)]
+    c = [np.arange(1, small), rng.integers(0, small, 5_000)]
+    big = np.arange(small, n)
+    r += [big, rng.integers(small, n, 200_000)]
+    c += [np.roll(big, -1), rng.integers(small, n, 200_000)]
+    r, c = np.concatenate(r), np.concatenate(c)
+    S = sp.csr_array((rng.uniform(0.5, 2.0, r.size), (r, c)), shape=(n, n))
+    S.sum_duplicates()
+    G = gb.Matrix.from_scipy(S).to("gpu")
+    plan = gb.explain(gb.algorithms.sssp, G, 0)
+    assert (plan.direction, plan.device) == ("heap", "cpu"), plan.reason
+    assert plan.details["reached"] == small
+    d = gb.algorithms.sssp(G, 0)
+    np.testing.assert_allclose(d.to_dense(fill=np.inf).get(), csg.dijkstra(S, indices=0),
+                               rtol=1e-12)
+    memo = summary(G.csr())
+    assert ("host_copy", "cpu") not in memo
+    source, part = memo[("host_copy_reached", "cpu")]
+    assert source == 0 and part.nnz == int(S.indptr[small]) and part.shape == S.shape
+    far = small + 5
+    plan = gb.explain(gb.algorithms.sssp, G, far)
+    assert plan.details["reached"] == n - small
+    if plan.device == "cpu":
+        d = gb.algorithms.sssp(G, far)
+        assert memo[("host_copy", "cpu")].nnz == S.nnz
+    else:
+        d = gb.algorithms.sssp(G, far)
+    np.testing.assert_allclose(d.to_dense(fill=np.inf).get(), csg.dijkstra(S, indices=far),
+                               rtol=1e-12)
+
+
 def test_the_plan_is_kept_with_the_storage(monkeypatch):
     """The shortest-path plan is kept with the matrix's storage: a second call from the
     same source runs no probe, another source probes again, and a Matrix written to (a
