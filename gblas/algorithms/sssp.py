@@ -47,6 +47,7 @@ import weakref
 import numpy as np
 
 from .._device import xp_for
+from ..backends.registry import VecData
 from ..core.dispatch import dispatchable
 from ..exceptions import BadWeight, InvalidValue
 from ..formats.costing import summary
@@ -164,6 +165,8 @@ def _heap_sssp(A, source: int, plan, progress: bool):
     from ..core import Vector
     from ._paths import heap_paths
 
+    n = A.shape[0]
+
     with Progress("sssp", enabled=progress) as report:
         try:
             dist, _ = heap_paths(A, np.array([source], dtype=np.int64), device=plan.device,
@@ -172,9 +175,13 @@ def _heap_sssp(A, source: int, plan, progress: bool):
             report.close("a negative or NaN weight met: Bellman-Ford instead")
             return None
         row = dist[0]
-        d = Vector.from_dense(row, present=np.isfinite(row)).to(A.device)
-        where = "" if plan.device == A.device else f" on the {plan.device}"
-        report.close(f"heap Dijkstra{where}, {d.nvals:,} reached")
+        present = np.isfinite(row)
+        # the kernel's new arrays become the Vector's (moved once where A lives)
+        d = Vector(VecData(n, None, row, present), row.dtype, plan.device, owned=True)
+        d = d.to(A.device)
+        if progress:
+            where = "" if plan.device == A.device else f" on the {plan.device}"
+            report.close(f"heap Dijkstra{where}, {int(present.sum()):,} reached")
     return d
 
 
@@ -366,11 +373,13 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
                            where=f"source {source}", report=report)
             # d = d<d < inf>: a path through an edge of weight inf is no path
             d = select(d, "valuelt", np.inf)
-            report.close(f"{steps} steps, {d.nvals:,} reached")
+            if progress:  # (the count synchronizes a device: only when reported)
+                report.close(f"{steps} steps, {d.nvals:,} reached")
     elif d is None:
         with Progress(call, enabled=progress) as report:
             d, steps = nonnegative_sssp(A, source, report)
-            report.close(f"{steps} steps, {d.nvals:,} reached")
+            if progress:
+                report.close(f"{steps} steps, {d.nvals:,} reached")
     if not parents:
         return d
     # p = the BFS parents over the tight edges
