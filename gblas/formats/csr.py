@@ -335,9 +335,12 @@ class CSR(CompressedEntries, FormatBase):
         xp = xp_for(self.device)
         indptr = xp.zeros_like(self.indptr)
         indptr[1:] = xp.cumsum(xp.where(keep, xp.diff(self.indptr), 0))
-        entry = keep[self.row_indices(np.int32 if self.shape[0] < 2**31 else np.int64)]
-        values = None if self.values is None else self.values[entry]
-        return CSR(self.shape, indptr, self.indices[entry], values, self.dtype,
+        # each kept entry's place in A, found from its row (work on the kept part only)
+        k = xp.arange(int(indptr[-1]), dtype=indptr.dtype)
+        row = xp.searchsorted(indptr[1:], k, side="right")
+        at = self.indptr[row] + (k - indptr[row])
+        values = None if self.values is None else self.values[at]
+        return CSR(self.shape, indptr, self.indices[at], values, self.dtype,
                    self.iso_value, self.device)
 
     # ------------------------------------------------------------------- conversions
