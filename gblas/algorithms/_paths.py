@@ -118,7 +118,7 @@ def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None,
         if copy is None:
             copy = _reached_copy(csr, memo, sources, device)
         if copy is None:
-            copy = memo[("host_copy", device)] = csr.to_device(device)
+            copy = memo[("host_copy", device)] = csr.to_device(device, pinned=True)
         csr = copy
     return get_kernel("sssp", "csr", device, "heap")(
         csr.indptr, csr.indices, csr.dense_values(), sources,
@@ -134,5 +134,5 @@ def _reached_copy(csr, memo: dict, sources: np.ndarray, device: str):
     key = ("host_copy_reached", device)
     kept = memo.get(key)
     if kept is None or kept[0] != source:
-        kept = memo[key] = (source, csr.keep_rows(reached).to_device(device))
+        kept = memo[key] = (source, csr.keep_rows(reached).to_device(device, pinned=True))
     return kept[1]

@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 import weakref
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .. import dtypes
-from .._device import device_of, to_device, xp_for
+from .._device import device_of, pinned_copy, to_device, xp_for
 from ..exceptions import InvalidObject
 from .base import FormatBase, register_format
 
@@ -410,11 +411,17 @@ class CSR(CompressedEntries, FormatBase):
         values = None if self.values is None else self.values[order]
         return CSR((n, m), indptr, indices, values, self.dtype, self.iso_value, self.device)
 
-    def to_device(self, device: str) -> CSR:
+    def to_device(self, device: str, *, pinned: bool = False) -> CSR:
+        """This CSR on ``device`` (itself when there); ``pinned``: a GPU's copy on the
+        host in page-locked memory (:func:`gblas._device.pinned_copy`), for a copy kept
+        and read on the host."""
         if device == self.device:
             return self
-        return CSR(self.shape, to_device(self.indptr, device), to_device(self.indices, device),
-                   to_device(self.values, device), self.dtype, self.iso_value, device)
+        move = pinned_copy if pinned and device == "cpu" else partial(to_device,
+                                                                      device=device)
+        values = None if self.values is None else move(self.values)
+        return CSR(self.shape, move(self.indptr), move(self.indices), values, self.dtype,
+                   self.iso_value, device)
 
     def check_invariants(self) -> None:
         """Raise AssertionError when the structure is inconsistent."""

@@ -26,9 +26,10 @@ SEMIRING_NS_EDGE = 120.0
 #: source and edge (several passes over the reached part at the device's bandwidth).
 GPU_SEMIRING_STEP_S = 1.4e-3
 GPU_SEMIRING_NS_EDGE = 0.5
-#: Bytes per second of a device -> host copy (pageable memory), for the heap Dijkstra on a
-#: host copy of a device's matrix.
-HOST_COPY_BYTES_S = 10e9
+#: Bytes per second of a device -> host copy into page-locked memory (CuPy's pinned pool,
+#: reused after its first allocation), for the heap Dijkstra on a host copy of a device's
+#: matrix.
+HOST_COPY_BYTES_S = 20e9
 
 
 def _has_heap_kernel(device: str) -> bool:
