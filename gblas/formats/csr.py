@@ -413,8 +413,8 @@ class CSR(CompressedEntries, FormatBase):
 
     def to_device(self, device: str, *, pinned: bool = False) -> CSR:
         """This CSR on ``device`` (itself when there); ``pinned``: a GPU's copy on the
-        host in page-locked memory (:func:`gblas._device.pinned_copy`), for a copy kept
-        and read on the host."""
+        host in page-locked memory (CuPy's pinned pool: several times a pageable copy's
+        speed), for a copy kept and read on the host."""
         if device == self.device:
             return self
         move = pinned_copy if pinned and device == "cpu" else partial(to_device,
