@@ -90,14 +90,19 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
                 # a small part reached: a host heap needs only its rows (heap_paths;
                 # one source's at a time)
                 summary(A.csr())["probe_reached"] = (int(sources[0]), level >= 0)
-    buckets = 0
-    if depth is not None and sources.size == 1 and not has_kernel("sssp", "csr", A.device,
-                                                                  "heap"):
-        # a device without a heap (the GPU): its delta-stepping's buckets count as steps
-        buckets = delta_buckets(A, depth, reached)
-    return plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
+    plan = plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
                                negative=negative, device=A.device, threads=threads,
-                               batch=batch, buckets=buckets)
+                               batch=batch)
+    if (plan.direction == "semiring" and depth is not None and sources.size == 1
+            and not has_kernel("sssp", "csr", A.device, "heap")):
+        # a device without a heap (the GPU): its delta-stepping's buckets count as steps
+        # too (they only add to the products' side: counted where the hops left them
+        # ahead; the count reads every weight once)
+        plan = plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth,
+                                   reached=reached, negative=negative, device=A.device,
+                                   threads=threads, batch=batch,
+                                   buckets=delta_buckets(A, depth, reached))
+    return plan
 
 
 def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None,

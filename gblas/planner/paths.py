@@ -224,16 +224,17 @@ def _device_without_heap(n: int, nnz: int, sources: int, depth: int | None,
         semi_s = (batches * steps * GPU_SEMIRING_STEP_S
                   + sources * e * GPU_SEMIRING_NS_EDGE * 1e-9)
         details.update(heap_s=heap_s + copy_s, semiring_s=semi_s, buckets=buckets)
+        steps_text = f"{buckets} buckets, " if buckets else ""
         if heap_s + copy_s < semi_s:
             return Plan("shortest_paths", "csr", "heap", "cpu",
                         KernelKey("sssp", "csr", "cpu", "heap"), (), 0,
                         f"heap Dijkstra on a host copy {heap_s + copy_s:.3g} s (copy "
                         f"{copy_s:.3g} s) < {device} (min, +) products {semi_s:.3g} s "
-                        f"({depth} hops deep, {buckets} buckets, {reached} reached)",
+                        f"({depth} hops deep, {steps_text}{reached} reached)",
                         details)
         return Plan("shortest_paths", "csr", "semiring", device, None, (), 0,
                     f"{device} (min, +) products {semi_s:.3g} s <= heap Dijkstra on a host "
-                    f"copy {heap_s + copy_s:.3g} s ({depth} hops deep, {buckets} buckets, "
+                    f"copy {heap_s + copy_s:.3g} s ({depth} hops deep, {steps_text}"
                     f"{reached} reached)",
                     details)
     return Plan("shortest_paths", "csr", "semiring", device, None,
