@@ -20,7 +20,7 @@ This module imports NetworkX only where a NetworkX graph is made
 
 from __future__ import annotations
 
-from itertools import chain, compress
+from itertools import chain, compress, islice, repeat
 from operator import itemgetter, methodcaller
 
 import numpy as np
@@ -487,7 +487,18 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
         # NetworkX shares an undirected edge's attribute dict between its two
         # directions: read each edge once, at its entry with rows <= cols
         keep = rows <= cols
-        select, count = keep.tolist(), int(np.count_nonzero(keep))
+        count = int(np.count_nonzero(keep))
+        tails = _tail_starts(rows, keep)
+        if tails is None:
+            select = keep.tolist()
+        else:
+            # each row's kept entries are its last ones (sorted neighbours): skip the
+            # others row by row instead of testing every entry
+            skips = tails.tolist()
+
+            def edge_dicts(select=None):
+                return chain.from_iterable(map(islice, map(_values, nbr_dicts), skips,
+                                               repeat(None)))
     plain = getattr(G, "edge_attr_dict_factory", None) is dict
     values = {}
     for attr, default in wanted.items():
@@ -511,6 +522,18 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
                       graph_attrs=G.graph if preserve_graph_attrs else None,
                       node_attrs=nattrs, all_edge_attrs=bool(preserve_edge_attrs),
                       edge_data=datas if preserve_edge_attrs else None)
+
+
+def _tail_starts(rows: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
+    """Per row (``rows`` sorted), how many entries come before its kept ones, when the
+    kept entries of every row are its last ones; else None."""
+    n_rows = int(rows[-1]) + 1 if rows.size else 0
+    first = np.r_[True, rows[1:] != rows[:-1]] if rows.size else np.zeros(0, bool)
+    # a kept entry followed by a dropped one in the same row: not a tail
+    if np.any(keep[:-1] & ~keep[1:] & ~first[1:]):
+        return None
+    deg = np.bincount(rows, minlength=n_rows)
+    return deg - np.bincount(rows[keep], minlength=n_rows)
 
 
 def _simple_coo(nodes: list, adj):

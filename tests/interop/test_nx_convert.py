@@ -204,3 +204,27 @@ def test_upper_values_checks():
     H = GblasGraph([0, 1, 2], [0, 1, 1, 2], [1, 0, 2, 1], directed=False,
                    upper_values={"w": np.array([1.0, 2.0])})
     assert H.weights("w").tolist() == [1.0, 1.0, 2.0, 2.0]
+
+
+@pytest.mark.parametrize("scrambled", [False, True])
+def test_undirected_weights_read_once_in_either_neighbour_order(scrambled):
+    """An undirected graph's weights are read at one entry per edge: the tail of each
+    row when neighbours come in increasing order, a per-entry selection otherwise; the
+    matrix equals NetworkX's either way (and is marked symmetric)."""
+    import networkx as nx
+
+    from gblas.nx import from_networkx
+
+    rng = np.random.default_rng(3)
+    n = 60
+    pairs = {(int(min(u, v)), int(max(u, v))) for u, v in rng.integers(0, n, (300, 2))}
+    edges = sorted(pairs)
+    if scrambled:
+        edges = [edges[k] for k in rng.permutation(len(edges))]
+    G = nx.Graph()
+    G.add_nodes_from(range(n))
+    G.add_weighted_edges_from((u, v, float(rng.uniform(1, 9))) for u, v in edges)
+    A = from_networkx(G, edge_attrs={"weight": 1}).matrix("weight")
+    want = nx.to_scipy_sparse_array(G, nodelist=range(n), weight="weight").toarray()
+    np.testing.assert_array_equal(A.to_scipy().toarray(), want)
+    assert A.known_symmetric
