@@ -464,7 +464,7 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
         def edge_dicts(select=None):
             return iter(datas)
     else:
-        rows, cols, nbr_dicts = _simple_coo(nodes, adj)
+        rows, cols, nbr_dicts, deg = _simple_coo(nodes, adj)
 
         def edge_dicts(select=None):
             # one values view alive at a time: no garbage collection is set off
@@ -488,7 +488,7 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
         # directions: read each edge once, at its entry with rows <= cols
         keep = rows <= cols
         count = int(np.count_nonzero(keep))
-        tails = _tail_starts(rows, keep)
+        tails = _tail_starts(deg, keep)
         if tails is None:
             select = keep.tolist()
         else:
@@ -524,21 +524,28 @@ def from_networkx(G, edge_attrs=None, node_attrs=None, preserve_edge_attrs: bool
                       edge_data=datas if preserve_edge_attrs else None)
 
 
-def _tail_starts(rows: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
-    """Per row (``rows`` sorted), how many entries come before its kept ones, when the
-    kept entries of every row are its last ones; else None."""
-    n_rows = int(rows[-1]) + 1 if rows.size else 0
-    first = np.r_[True, rows[1:] != rows[:-1]] if rows.size else np.zeros(0, bool)
-    # a kept entry followed by a dropped one in the same row: not a tail
-    if np.any(keep[:-1] & ~keep[1:] & ~first[1:]):
+def _tail_starts(deg: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
+    """Per row (of ``deg`` entries each, in order), how many entries come before its kept
+    ones, when the kept entries of every row are its last ones; else None."""
+    ends = np.cumsum(deg)
+    starts = ends - deg
+    drop = ~keep
+    # a kept entry followed by a dropped one must end its row
+    turns = np.flatnonzero(keep[:-1] & drop[1:]) + 1
+    row_start = np.zeros(keep.size + 1, dtype=np.bool_)
+    row_start[starts] = True
+    if not row_start[turns].all():
         return None
-    deg = np.bincount(rows, minlength=n_rows)
-    return deg - np.bincount(rows[keep], minlength=n_rows)
+    skips = np.zeros(deg.size, dtype=np.int64)
+    full = deg > 0
+    if keep.size:
+        skips[full] = np.add.reduceat(drop, starts[full], dtype=np.int64)
+    return skips
 
 
 def _simple_coo(nodes: list, adj):
-    """``(rows, cols, neighbour dicts)`` of a graph without parallel edges, in adjacency
-    order, with NumPy doing the per-entry work (no Python loop body per edge)."""
+    """``(rows, cols, neighbour dicts, degrees)`` of a graph without parallel edges, in
+    adjacency order, with NumPy doing the per-entry work (no Python loop body per edge)."""
     n = len(nodes)
     nbr_dicts = list(adj.values())
     deg = np.fromiter(map(len, nbr_dicts), dtype=np.int64, count=n)
@@ -550,7 +557,7 @@ def _simple_coo(nodes: list, adj):
     else:
         index = dict(zip(nodes, range(n)))
         cols = np.fromiter(map(index.__getitem__, keys), dtype=np.int64, count=nnz)
-    return rows, cols, nbr_dicts
+    return rows, cols, nbr_dicts, deg
 
 
 def _attr_column(edge_dicts, select, count: int, attr, default, plain: bool) -> np.ndarray:
