@@ -572,7 +572,8 @@ class Matrix(MaskViews):
         check_device(device, "Matrix.to")
         if device == self.device:
             return self
-        return Matrix(self._csr.to_device(device))
+        moved = Matrix(self._csr.to_device(device))
+        return moved._mark_symmetric() if self.known_symmetric else moved
 
     def dup(self, dtype=None) -> Matrix:
         """A copy (optionally cast to ``dtype``)."""
@@ -582,7 +583,8 @@ class Matrix(MaskViews):
             return Matrix(c.copy().astype(dt))
         new = CSR(c.shape, c.indptr.copy(), c.indices.copy(),
                   None if c.values is None else c.values.copy(), c.dtype, c.iso_value, c.device)
-        return Matrix(new.astype(dt))
+        copied = Matrix(new.astype(dt))  # a cast keeps A' = A
+        return copied._mark_symmetric() if self.known_symmetric else copied
 
     copy = dup
 

@@ -27,8 +27,10 @@ def test_symmetric_generator_shares_its_csr(weights):
     assert A.known_symmetric and is_symmetric(A)
     assert A.csr(transposed=True) is A.csr()
     _same_as_transpose_built(A)
+    assert A.dup().known_symmetric and A.dup(np.int64).known_symmetric
+    _same_as_transpose_built(A.dup(np.int64))
     D = gb.io.generators.kronecker(6, 4, seed=3, weights=weights)
-    assert not D.known_symmetric
+    assert not D.known_symmetric and not D.dup().known_symmetric
     assert D.csr(transposed=True) is not D.csr()
 
 
@@ -76,3 +78,15 @@ def test_plain_matrices_are_not_marked():
     A = gb.Matrix.from_coo([0, 1], [1, 0], [1.0, 1.0], shape=(2, 2))
     assert not A.known_symmetric  # symmetric, but nothing said so: checked when needed
     assert is_symmetric(A)
+
+
+@pytest.mark.gpu
+def test_the_mark_moves_to_the_gpu():
+    pytest.importorskip("cupy")
+    A = gb.io.generators.kronecker(7, 8, seed=3, symmetric=True, dtype=np.float64)
+    G = A.to("gpu")
+    assert G.known_symmetric and G.csr(transposed=True) is G.csr()
+    assert G.to("cpu").known_symmetric
+    want = gb.algorithms.pagerank(gb.Matrix.from_scipy(A.to_scipy())).to_dense()
+    got = gb.algorithms.pagerank(G).to_dense().get()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
