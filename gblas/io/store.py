@@ -5,8 +5,11 @@ The file is one NumPy ``.npz`` archive, read without pickle:
 
 * ``__manifest__`` -- a UTF-8 JSON document stored as a ``uint8`` array::
 
-      {"gblas_store": 1, "device": "cpu", "matrix": NODE,
+      {"gblas_store": 1, "device": "cpu", "matrix": NODE, "symmetric": false,
        "formats": [{"key": [name, transposed, [[param, NODE], ...]], "node": NODE}, ...]}
+
+  (``symmetric``: the Matrix was :attr:`~gblas.Matrix.known_symmetric`; absent in older
+  files, read as false)
 
 * every array of the Matrix and its formats, under the name its node gives.
 
@@ -182,7 +185,8 @@ def save(path: str | os.PathLike, A, *, formats: bool = True) -> None:
                       "Use A.materialize() for a .T view.")
     w = _Writer()
     manifest: dict[str, Any] = {"gblas_store": _VERSION, "device": A.device,
-                                "matrix": w.node(A._csr), "formats": []}
+                                "matrix": w.node(A._csr), "formats": [],
+                                "symmetric": bool(A.known_symmetric)}
     skipped = []
     if formats:
         for key, fmt in A._cache.items():
@@ -247,6 +251,8 @@ def load(path: str | os.PathLike, *, device: str | None = None):
         try:
             csr = r.value(manifest["matrix"])
             A = Matrix(csr)
+            if manifest.get("symmetric") is True:
+                A._mark_symmetric()
             for entry in manifest["formats"]:
                 name, transposed, pnodes = entry["key"]
                 saved_on = entry["node"].get("fields", {}).get("device", {}).get("value")

@@ -74,6 +74,16 @@ def test_a_write_drops_the_mark():
     _same_as_transpose_built(A)
 
 
+def test_the_mark_is_saved(tmp_path):
+    A = gb.io.generators.kronecker(5, 4, seed=2, symmetric=True)
+    gb.io.save(tmp_path / "a.npz", A)
+    B = gb.io.load(tmp_path / "a.npz")
+    assert B.known_symmetric and B.isequal(A)
+    C = gb.Matrix.from_coo([0, 1], [1, 0], [1.0, 1.0], shape=(2, 2))
+    gb.io.save(tmp_path / "c.npz", C)
+    assert not gb.io.load(tmp_path / "c.npz").known_symmetric
+
+
 def test_plain_matrices_are_not_marked():
     A = gb.Matrix.from_coo([0, 1], [1, 0], [1.0, 1.0], shape=(2, 2))
     assert not A.known_symmetric  # symmetric, but nothing said so: checked when needed
