@@ -328,13 +328,20 @@ class GblasGraph:
         A = self._memo.get(key)
         if A is None:
             n = len(self.nodes)
-            if weight in self._upper and not _constant(self._upper[weight]):
+            up = self._upper.get(weight) if weight is not None else None
+            if (up is None and weight is None or up is not None and _constant(up)) and (
+                    not self._multigraph):
+                # every edge weighs the same: an iso matrix (no values to store or read)
+                value = 1.0 if up is None or up.size == 0 else float(up[0])
+                A = Matrix.from_coo(self.rows, self.cols, value, shape=(n, n),
+                                    dtype=np.float64, dup_op=dup)
+            elif up is not None:
                 # each undirected edge once, then its mirror image (no parallel edges:
                 # the order of the entries does not change the matrix)
-                up = self._upper_entries()
-                r, c = self.rows[up], self.cols[up]
+                once = self._upper_entries()
+                r, c = self.rows[once], self.cols[once]
                 off = r != c
-                vals = np.asarray(self._upper[weight], dtype=np.float64)
+                vals = np.asarray(up, dtype=np.float64)
                 A = Matrix.from_coo(np.concatenate([r, c[off]]),
                                     np.concatenate([c, r[off]]),
                                     np.concatenate([vals, vals[off]]), shape=(n, n),
