@@ -44,6 +44,7 @@ NX_TEST_MODULES ?= networkx.algorithms.link_analysis.tests \
 	networkx.algorithms.centrality.tests.test_degree_centrality \
 	networkx.algorithms.centrality.tests.test_betweenness_centrality \
 	networkx.algorithms.community.tests.test_louvain \
+	networkx.algorithms.community.tests.test_label_propagation \
 	networkx.algorithms.traversal.tests.test_bfs networkx.algorithms.shortest_paths.tests \
 	networkx.algorithms.components.tests networkx.algorithms.tests.test_cluster \
 	networkx.algorithms.tests.test_core networkx.algorithms.tests.test_dag \

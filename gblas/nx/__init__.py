@@ -105,6 +105,9 @@ FUNCTIONS = {
     "square_clustering": "From ``C = A plus.times A``: the squares through every vertex at "
                          "once. Undirected graphs only (declined otherwise).",
     # communities (gblas.nx.community)
+    "label_propagation_communities": "NetworkX's semi-synchronous label propagation "
+                                     "(greedy largest-first coloring, Prec-Max ties) in "
+                                     "compiled sweeps: the same communities.",
     "louvain_communities": "Compiled local moving and aggregation making NetworkX's "
                            "decisions (visiting order shuffled by ``seed``, neighbour "
                            "communities in adjacency order, NetworkX's gain formulas): "

@@ -21,7 +21,7 @@ from .centrality import (
     out_degree_centrality,
 )
 from .cluster import average_clustering, clustering, square_clustering, transitivity, triangles
-from .community import louvain_communities, louvain_partitions
+from .community import label_propagation_communities, louvain_communities, louvain_partitions
 from .components import (
     connected_components,
     is_connected,
@@ -93,7 +93,8 @@ __all__ = [
     "in_degree_centrality", "is_connected", "is_empty", "is_forest", "is_isolate",
     "is_k_regular", "is_regular", "is_strongly_connected", "is_tree",
     "is_weakly_connected", "isolates", "k_core", "k_corona", "k_crust", "k_shell",
-    "k_truss", "katz_centrality", "katz_centrality_numpy", "louvain_communities",
+    "k_truss", "katz_centrality", "katz_centrality_numpy", "label_propagation_communities",
+    "louvain_communities",
     "louvain_partitions",
     "multi_source_dijkstra_path_length", "negative_edge_cycle", "node_connected_component",
     "number_connected_components", "number_of_isolates", "number_of_selfloops",

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._common import graph
 
-__all__ = ["louvain_communities", "louvain_partitions"]
+__all__ = ["label_propagation_communities", "louvain_communities", "louvain_partitions"]
 
 
 def _edges(G, weight):
@@ -67,3 +67,29 @@ def louvain_communities(G, weight="weight", resolution=1, threshold=0.0000001,
             raise ValueError("max_level argument must be a positive integer or None")
         partitions = itertools.islice(partitions, max_level)
     return deque(partitions, maxlen=1).pop()
+
+
+def label_propagation_communities(G):
+    """``nx.community.label_propagation_communities``: NetworkX's communities (the same
+    coloring, sweeps and Prec-Max ties, compiled), as a ``dict_values`` of sets in
+    NetworkX's order.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> G = nx.barbell_graph(4, 0)
+    >>> sorted(map(sorted, nx.community.label_propagation_communities(G, backend="gblas")))
+    [[0, 1, 2, 3], [4, 5, 6, 7]]
+    """
+    from ..algorithms.community import prec_max_propagation
+
+    G = graph(G)
+    n = len(G)
+    # greedy_color's "largest_first": by degree, largest first, ties in node order
+    order = np.argsort(-G.degree(), kind="stable")
+    # a simple graph's adjacency: each neighbour once, rows in order
+    labels = prec_max_propagation(n, G.rows, G.cols, order, distinct=not G.is_multigraph())
+    clusters: dict = {}
+    for node, lab in zip(G.nodes, labels.tolist()):
+        clusters.setdefault(lab, set()).add(node)
+    return clusters.values()

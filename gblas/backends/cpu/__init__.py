@@ -9,8 +9,9 @@ segmented CSR), :mod:`.heavy_light` (heavy/light 2D tiles) and :mod:`.shards`
 (replicated shards, edge-balanced parts); :mod:`.merge` (linear-time union and
 intersection of sorted patterns), :mod:`.paths` (heap Dijkstra per source), and whole
 algorithms in compiled code: :mod:`.traversal` (BFS levels, push or pull per level),
-:mod:`.components` (union-find, Tarjan), :mod:`.communities` (label propagation) and
-:mod:`.triangles` (triangle count over degree-oriented edges).  A
+:mod:`.components` (union-find, Tarjan), :mod:`.communities` and :mod:`.lpa_prec_max`
+(label propagation; the latter NetworkX's) and :mod:`.triangles` (triangle count over
+degree-oriented edges).  A
 new kernel module joins the import line and the list of names below.
 """
 
@@ -22,6 +23,7 @@ from . import (
     elementwise,
     folds,
     heavy_light,
+    lpa_prec_max,
     merge,
     mxm,
     mxv,
@@ -36,5 +38,6 @@ from . import (
 )
 
 __all__ = ["arrays", "blocks", "communities", "components", "elementwise", "folds",
-           "heavy_light", "merge", "mxm", "mxv", "operands", "pagerank_loop", "paths",
-           "segmented", "shards", "traversal", "triangles", "vector_kernels"]
+           "heavy_light", "lpa_prec_max", "merge", "mxm", "mxv", "operands",
+           "pagerank_loop", "paths", "segmented", "shards", "traversal", "triangles",
+           "vector_kernels"]
