@@ -27,7 +27,7 @@ from ..registry import register
 from .jitcache import jit
 from .operands import uindex
 
-__all__ = ["coloring", "propagate"]
+__all__ = ["coloring", "count_labels", "propagate"]
 
 
 @jit()
@@ -58,16 +58,24 @@ def _jpl(ptr, idx, w, order, class_ptr):
     return k
 
 
-@jit()
-def _best(ptr, idx, val, labels, i, count, touched):
-    """``(best, m, count of i's own label)`` over row i; ``m == 0`` without neighbours."""
+@jit(inline="always")
+def count_labels(ptr, idx, val, weighted, labels, i, count, touched):
+    """Add row ``i``'s neighbour labels into ``count`` (``val[p]`` each when
+    ``weighted``, else 1); returns how many distinct labels, listed in ``touched``."""
     nt = 0
     for p in range(ptr[i], ptr[i + 1]):
         lab = labels[idx[p]]
         if count[lab] == 0:
             touched[nt] = lab
             nt += 1
-        count[lab] += val[p]
+        count[lab] += val[p] if weighted else 1
+    return nt
+
+
+@jit()
+def _best(ptr, idx, val, labels, i, count, touched):
+    """``(best, m, count of i's own label)`` over row i; ``m == 0`` without neighbours."""
+    nt = count_labels(ptr, idx, val, True, labels, i, count, touched)
     m = 0
     best = labels[i]
     for t in range(nt):

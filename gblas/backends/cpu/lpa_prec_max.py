@@ -30,9 +30,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..registry import register
+from .communities import count_labels
 from .jitcache import jit
 
 __all__ = ["prec_max_labels"]
+
+#: The weights an unweighted count passes (never read)
+_NO_WEIGHTS = np.ones(1, dtype=np.int64)
 
 
 @jit()
@@ -71,13 +75,7 @@ def _greedy_colors(ptr, idx, order):
 def _most_frequent(ptr, idx, labels, u, count, touched):
     """(how many labels tie for the most frequent among ``u``'s neighbours, the largest
     of them, whether ``u``'s own label is one); ``count`` is left all zero."""
-    nt = 0
-    for p in range(ptr[u], ptr[u + 1]):
-        lab = labels[idx[p]]
-        if count[lab] == 0:
-            touched[nt] = lab
-            nt += 1
-        count[lab] += 1
+    nt = count_labels(ptr, idx, _NO_WEIGHTS, False, labels, u, count, touched)
     best = 0
     ties = 0
     top = -1
