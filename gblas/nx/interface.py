@@ -45,7 +45,7 @@ def _declined(name: str, bound: inspect.BoundArguments):
             return "weighted clustering is not supported (weight must be None)"
         if G is not None and G.is_directed():
             return "directed clustering is not supported"
-    elif name in ("transitivity", "square_clustering"):
+    elif name in ("transitivity", "square_clustering", "label_propagation_communities"):
         if G is not None and G.is_directed():
             return f"{name} of a directed graph is not supported"
     elif name in ("bfs_edges", "bfs_tree", "bfs_predecessors", "bfs_successors"):

@@ -109,7 +109,7 @@ def test_entry_points_and_config():
     assert "gblas" in nx.utils.backends.backends
     info = nx.utils.backends.backend_info["gblas"]
     assert set(info["functions"]) == set(FUNCTIONS)
-    assert "label_propagation_communities" not in info["functions"]
+    assert "asyn_lpa_communities" not in info["functions"]
     assert nx.config.backends.gblas.device == "cpu"
     assert "gblas" in nx.pagerank.backends
     assert "gblas" in nx.pagerank.__doc__  # the Backends section of the docstring
