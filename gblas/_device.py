@@ -86,5 +86,23 @@ def pinned_copy(a):
     return out
 
 
+def unique(a):
+    """The sorted distinct values of a 1-D array, on its device.  On the host by a sort
+    and a mask: NumPy 2.4's ``np.unique`` took 8-15x a sort on large int64 arrays of
+    many distinct values (578K keys: 243 against 28 ms).
+
+    Examples
+    --------
+    >>> unique(np.array([3, 1, 3, 2])).tolist()
+    [1, 2, 3]
+    """
+    if is_cupy_array(a):
+        return cupy_module().unique(a)
+    s = np.sort(np.asarray(a).ravel())
+    if s.size > 1:
+        s = s[np.concatenate(([True], s[1:] != s[:-1]))]
+    return s
+
+
 def to_numpy(a):
     return to_device(a, "cpu")

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from .._device import xp_for
+from .._device import unique, xp_for
 from ..formats import CSR
 from .executor import array_kernel, optional_kernel
 
@@ -98,7 +98,7 @@ def union(ak, bk, xp):
     if merge is not None:
         keys, pa, pb = merge(ak, bk)
         return keys, pa >= 0, pb >= 0
-    keys = xp.unique(xp.concatenate([ak, bk]))
+    keys = unique(xp.concatenate([ak, bk]))
     return keys, member(keys, ak, xp), member(keys, bk, xp)
 
 def union_positions(ak, bk, xp):

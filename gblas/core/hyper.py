@@ -33,6 +33,7 @@ import weakref
 
 import numpy as np
 
+from .._device import unique
 from ..backends.registry import VecData
 from ..exceptions import InvalidValue, OutOfMemory, bad_arg
 from ..formats import CSR
@@ -159,7 +160,7 @@ def _union(*arrays):
     parts = [np.asarray(a, np.int64) for a in arrays if a is not None]
     if not parts:
         return np.zeros(0, np.int64)
-    return np.unique(np.concatenate(parts))
+    return unique(np.concatenate(parts))
 
 
 def _local_csr(r, c, v, R, C, dtype) -> CSR:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from .._device import xp_for
+from .._device import unique, xp_for
 from ..backends.registry import VecData
 from ..formats import CSR
 from . import hyper
@@ -267,7 +267,7 @@ def writeback_matrix(out, T: CSR, mask, accum, replace: bool, device: str):
     D = out.dtype
     ok, ov = csr_keys(oc), oc.dense_values()
     tk, tv = csr_keys(T), T.dense_values()
-    keys = xp.unique(xp.concatenate([ok, tk]))
+    keys = unique(xp.concatenate([ok, tk]))
     in_o, in_t = member(keys, ok, xp), member(keys, tk, xp)
     o_at = xp.searchsorted(ok, keys)
     t_at = xp.searchsorted(tk, keys)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._device import to_numpy
+from .._device import to_numpy, unique
 from ..algorithms._paths import BATCH_ENTRIES as _BATCH_ENTRIES
 from ..algorithms._paths import heap_paths, shortest_paths_plan
 from ..algorithms._progress import Progress
@@ -232,7 +232,7 @@ def _nearest(csgraph, call, directed, indices, return_predecessors, unweighted, 
     A, _ = as_graph(csgraph, call, directed=directed, unweighted=unweighted)
     n = A.shape[0]
     src, _ = source_indices(indices, n, call)
-    src = np.unique(src)
+    src = unique(src)
     negative = (not unweighted) and has_negative_weights(A)
     # d(s) = 0 for every source
     d = Vector.from_coo(src, np.zeros(src.size), n).to(A.device)

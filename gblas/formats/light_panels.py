@@ -74,7 +74,7 @@ from typing import Any
 
 import numpy as np
 
-from .._device import to_device, xp_for
+from .._device import to_device, unique, xp_for
 from .csr import CSR, known_column_counts
 
 __all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
@@ -593,7 +593,7 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
     seg = xp.searchsorted(ends, k, side="right")
     ent = ip[rows][seg] + k - (ends[seg] - lens[seg])
     npn = -(-gathered // W)
-    key = xp.unique(seg * npn + rank[csr.indices[ent].astype(np.int64)] // W)
+    key = unique(seg * npn + rank[csr.indices[ent].astype(np.int64)] // W)
     return float(key.size) / tot, gathered
 
 

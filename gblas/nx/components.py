@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._device import unique
 from ._common import device, graph, null_graph_check, to_numpy
 from .graph import GblasGraph
 
@@ -35,7 +36,7 @@ def component_count(G: GblasGraph, connection: str) -> int:
     >>> component_count(from_networkx(nx.DiGraph([(1, 2), (2, 1), (2, 3)])), "strong")
     2
     """
-    return int(np.unique(component_labels(G, connection)).size)
+    return int(unique(component_labels(G, connection)).size)
 
 
 def all_connected(G: GblasGraph, connection: str) -> bool:
@@ -163,12 +164,12 @@ def _sinks_first(G: GblasGraph, labels: np.ndarray) -> list:
     which NetworkX's Tarjan search finishes them."""
     import heapq
 
-    comp = np.unique(labels)
+    comp = unique(labels)
     pos = np.searchsorted(comp, labels)  # vertex -> component number
     a, b = pos[G.rows], pos[G.cols]
     cross = a != b
     k = comp.size
-    edges = np.unique(a[cross] * k + b[cross])  # distinct condensation edges a -> b
+    edges = unique(a[cross] * k + b[cross])  # distinct condensation edges a -> b
     src, dst = edges // k, edges % k
     out = np.bincount(src, minlength=k).tolist()
     order = np.argsort(dst, kind="stable")
@@ -203,7 +204,7 @@ def strongly_connected_components(G):
     G = graph(G)
     labels = component_labels(G, "strong")
     # the sets come by label (each component's smallest vertex id)
-    by_label = dict(zip(np.unique(labels).tolist(), _component_sets(G, labels)))
+    by_label = dict(zip(unique(labels).tolist(), _component_sets(G, labels)))
     for lab in _sinks_first(G, labels):
         yield by_label.pop(lab)
 

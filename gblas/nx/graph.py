@@ -25,6 +25,7 @@ from operator import itemgetter, methodcaller
 
 import numpy as np
 
+from .._device import unique
 from ..exceptions import InvalidValue, bad_arg
 
 __all__ = ["GblasGraph", "from_networkx"]
@@ -373,7 +374,7 @@ class GblasGraph:
             n = len(self.nodes)
             r, c = self.rows, self.cols
             if self._multigraph and r.size:
-                flat = np.unique(r * n + c)
+                flat = unique(r * n + c)
                 r, c = flat // n, flat % n
             A = Matrix.from_coo(r, c, None, shape=(n, n))
             A = A.to(device) if device != "cpu" else A
@@ -391,7 +392,7 @@ class GblasGraph:
         n = len(self.nodes)
         keep = self.rows != self.cols
         r, c = self.rows[keep], self.cols[keep]
-        flat = np.unique(np.concatenate([r * n + c, c * n + r]))
+        flat = unique(np.concatenate([r * n + c, c * n + r]))
         memo = self._memo["undirected"] = (flat // n, flat % n)
         return memo
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from .._device import unique
 from ._common import graph, node_subset, refuse_directed, to_numpy
 from .components import component_count
 from .graph import GblasGraph
@@ -59,7 +60,7 @@ def reciprocity(G, nodes=None):
 
 def _unique_edges(G: GblasGraph):
     n = len(G)
-    flat = np.unique(G.rows * n + G.cols)
+    flat = unique(G.rows * n + G.cols)
     return flat // max(n, 1), flat % max(n, 1)
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from .._device import unique
 from ._common import device, graph, to_numpy
 from .graph import GblasGraph
 
@@ -25,7 +26,7 @@ def levels(G: GblasGraph, sources, transposed: bool = False,
 
     A = G.pattern(device())
     A = A.T if transposed and G.is_directed() else A
-    sources = np.unique(np.asarray(sources, dtype=np.int64))
+    sources = unique(np.asarray(sources, dtype=np.int64))
     n = len(G)
     if sources.size == 1 and depth is None:
         return to_numpy(bfs(A, int(sources[0])).to_dense(fill=-1))
