@@ -98,10 +98,23 @@ def unique(a):
     """
     if is_cupy_array(a):
         return cupy_module().unique(a)
-    s = np.sort(np.asarray(a).ravel())
-    if s.size > 1:
-        s = s[np.concatenate(([True], s[1:] != s[:-1]))]
-    return s
+    return unique_sorted(np.sort(np.asarray(a).ravel()))
+
+
+def unique_sorted(keys: np.ndarray) -> np.ndarray:
+    """A sorted NumPy array without its repeated values (itself when it has none).
+
+    Examples
+    --------
+    >>> unique_sorted(np.array([1, 1, 2, 5, 5])).tolist()
+    [1, 2, 5]
+    """
+    if keys.size < 2:
+        return keys
+    keep = np.empty(keys.size, dtype=bool)
+    keep[0] = True
+    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
+    return keys if keep.all() else keys[keep]
 
 
 def to_numpy(a):

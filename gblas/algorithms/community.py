@@ -212,15 +212,14 @@ def prec_max_propagation(n: int, src, dst, order, *, distinct: bool = False) -> 
     >>> prec_max_propagation(5, src, dst, np.array([1, 0, 2, 3, 4])).tolist()
     [2, 2, 2, 4, 4]
     """
+    from .._device import unique
     from ..backends.registry import get_kernel
 
     rows = np.asarray(src, dtype=np.int64)
     cols = np.asarray(dst, dtype=np.int64)
     if not distinct or (rows.size > 1 and bool(np.any(rows[1:] < rows[:-1]))):
         # each vertex's distinct neighbours, as rows of a CSR (sorted keys, repeats out)
-        key = np.sort(rows * max(n, 1) + cols)
-        key = key[np.r_[True, key[1:] != key[:-1]]] if key.size else key
-        rows, cols = np.divmod(key, max(n, 1))
+        rows, cols = np.divmod(unique(rows * max(n, 1) + cols), max(n, 1))
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
     return get_kernel("lpa", "csr", "cpu", "prec_max")(indptr, cols, order)

@@ -17,6 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._device import unique_sorted
 from ..exceptions import InvalidValue, bad_arg
 
 __all__ = ["kronecker_coo", "kronecker", "uniform_coo", "uniform", "grid_coo", "grid"]
@@ -159,17 +160,7 @@ def _kronecker_keys(scale: int, edge_factor: int, seed: int, symmetric: bool,
     keys.sort()
     if keys.size and keys[-1] == sentinel:
         keys = keys[: np.searchsorted(keys, sentinel)]
-    return _unique_sorted(keys)
-
-
-def _unique_sorted(keys: np.ndarray) -> np.ndarray:
-    """Drop repeated values of a sorted array."""
-    if keys.size < 2:
-        return keys
-    keep = np.empty(keys.size, dtype=bool)
-    keep[0] = True
-    np.not_equal(keys[1:], keys[:-1], out=keep[1:])
-    return keys if keep.all() else keys[keep]
+    return unique_sorted(keys)
 
 
 def _edge_count(call: str, scale, edge_factor, a, b, c) -> int:
@@ -322,7 +313,7 @@ def _to_matrix(call: str, rows: np.ndarray, cols: np.ndarray, n: int, *, seed: i
         key = np.concatenate([key, cols * n + rows])
     del rows, cols
     key.sort()
-    return _iso_from_keys(_unique_sorted(key), n, dtype, symmetric)
+    return _iso_from_keys(unique_sorted(key), n, dtype, symmetric)
 
 
 def kronecker(
