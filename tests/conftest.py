@@ -96,3 +96,13 @@ def device(request) -> str:
     if request.param == "gpu" and not _gpu_available():
         pytest.skip("no GPU: CuPy with a CUDA device was not found")
     return request.param
+
+
+@pytest.fixture(autouse=True)
+def _no_recorded_host_time():
+    """Every test starts with no GPU host time recorded: the planner's GPU estimates
+    would otherwise depend on the tests that ran before (:mod:`gblas.planner.hosttime`)."""
+    from gblas.planner import hosttime
+
+    hosttime.clear()
+    yield

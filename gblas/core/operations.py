@@ -7,11 +7,13 @@ kernel from the registry -> write-back through mask/accum/replace.
 from __future__ import annotations
 
 import dataclasses
+import time
 
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, bad_arg
 from ..formats import CSR
-from ..planner import plan_mxm, plan_mxv
+from ..formats.costing import summary
+from ..planner import hosttime, plan_mxm, plan_mxv
 from ..semirings import semiring as resolve_semiring
 from ..semirings.ops import Semiring
 from . import executor, hyper
@@ -158,8 +160,23 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     >>> gb.mxv(A, x, "min_plus").to_dense().tolist()
     [3.0, 4.0]
     """
-    _, run = prepare_mxv(A, x, semiring, mask=mask, accum=accum, out=out, replace=replace)
-    return run()
+    t0 = time.perf_counter()
+    plan, run = prepare_mxv(A, x, semiring, mask=mask, accum=accum, out=out, replace=replace)
+    if plan.device != "gpu" or plan.direction != "pull" or plan.key is None:
+        return run()
+    # a GPU pull returns once its kernels are queued: the call's time is the host's,
+    # recorded for the planner's estimates where the device's part is small and no
+    # format is built in this call (:mod:`gblas.planner.hosttime`)
+    base, _ = canonical(A, "mxv", "A")
+    side = plan.transposed[0] if plan.transposed else False
+    keep = base.nvals <= hosttime.MAX_ENTRIES and base.has_format(plan.format,
+                                                                 transposed=side)
+    y = run()
+    if keep:  # kept with the matrix's pull CSR too, whose memo the planner reads
+        pull = base.cached_format("csr", transposed=side)
+        hosttime.record(plan.format, resolve_semiring(semiring, "mxv").name,
+                        time.perf_counter() - t0, None if pull is None else summary(pull))
+    return y
 
 
 @dispatchable

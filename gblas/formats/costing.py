@@ -127,6 +127,14 @@ class GpuPullContext(NamedTuple):
     runs_per_entry: float | None = None
     fold: str = "native"
     gathered: int = 0
+    #: Format name -> host seconds of a whole call (None: each format's ``gpu_fixed_s``).
+    host_s: dict | None = None
+
+    def host(self, fmt) -> float:
+        """Host seconds of a whole call in format class ``fmt``."""
+        if self.host_s is None:
+            return fmt.gpu_fixed_s
+        return self.host_s.get(fmt.name, fmt.gpu_fixed_s)
 
     @property
     def entries(self) -> float:

@@ -147,9 +147,10 @@ class CSR(CompressedEntries, FormatBase):
     #: as the vertex data outgrows the L2: ``1 + gpu_miss_log * ln(vertex / L2)``.  A
     #: power-law graph's gathers mostly hit its hub columns, which stay in the L2: on an
     #: H200 (Kronecker 22-25, vertex data 1.1-9x the L2) the time grew 1.05-1.78x, within
-    #: 8% of this rule; ``(vertex / L2) ** 0.4`` overshot by up to 35%
-    #: (``benchmarks/results/gpu_estimates.md``).
-    gpu_gbs: ClassVar[float] = 590.0
+    #: 8% of this rule; ``(vertex / L2) ** 0.4`` overshot by up to 35%.  The bandwidth is
+    #: between the two cards': 590 GB/s fitted an H200 (Kronecker 22 within -7% to -1%)
+    #: and left an H100 20-26% low there (``benchmarks/results/gpu_estimates.md``).
+    gpu_gbs: ClassVar[float] = 520.0
     gpu_miss_log: ClassVar[float] = 0.4
     #: Host time of a whole ``gb.mxv`` call over it (planner, launches, write-back).
     gpu_fixed_s: ClassVar[float] = 5.5e-5
@@ -165,7 +166,7 @@ class CSR(CompressedEntries, FormatBase):
         nbytes = e * (index_bytes(n) + ctx.a_val) + other
         slower = 1.0 + cls.gpu_miss_log * math.log(max(1.0, ctx.vertex / ctx.l2))
         t = (e * (index_bytes(n) + ctx.weighted_value) + other) * slower \
-            / (cls.gpu_gbs * 1e9) + cls.gpu_fixed_s
+            / (cls.gpu_gbs * 1e9) + ctx.host(cls)
         return Estimate(cls.name, t, 0.0, int(nbytes),
                         f"vertex data {ctx.vertex / ctx.l2:.2f}x the L2")
 

@@ -170,7 +170,7 @@ class GPUHeavyLight(FormatBase):
         nbytes = (ctx.nnz * (2 + ctx.a_val) + runs * (2 * r + 2) + n * ctx.x_bytes
                   + m * ctx.y_bytes)
         gather = ctx.gathered * GATHER_BYTES  # weighted: random reads
-        t = ((nbytes + gather) / (cls.gpu_gbs * 1e9) + cls.gpu_fixed_s
+        t = ((nbytes + gather) / (cls.gpu_gbs * 1e9) + ctx.host(cls)
              + cls.fold_s[ctx.fold] * runs)
         build = cls.build_ns_entry * 1e-9 * ctx.nnz + cls.build_overhead_s
         return Estimate(cls.name, t, build, int(nbytes + gather // 2),

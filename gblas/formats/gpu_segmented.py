@@ -133,7 +133,7 @@ class GPUSegmented(FormatBase):
         other = m * ctx.y_bytes + n * ctx.x_bytes
         nbytes = e * (hot_idx + ctx.a_val + local) + other
         t = (e * (hot_idx + ctx.weighted_value + local) + other) / (cls.gpu_gbs * 1e9) \
-            + cls.gpu_fixed_s
+            + ctx.host(cls)
         build = cls.build_ns_entry * 1e-9 * ctx.nnz + cls.build_overhead_s
         return Estimate(cls.name, t, build, int(nbytes),
                         f"hot segment {100 * ctx.hot_share:.0f}% of entries")

@@ -32,7 +32,7 @@ from ..config import Settings
 from ..exceptions import NoKernel
 from ..formats import FORMATS, pull_formats
 from ..formats.gpu_segmented import DEFAULT_HOT
-from . import cost
+from . import cost, hosttime
 from .plan import Plan
 
 
@@ -57,7 +57,10 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
         memo = cost.summary(A.csr())
         # the facts the plan read: a GPU plan reads the device's L2, not the CPU's caches
         hw = hardware.gpu_l2_bytes() if A.device == "gpu" else hardware.detect()
-        key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw)
+        # (a GPU plan's estimates take the host time measured so far: a new source of it
+        # plans afresh)
+        host = hosttime.generation() if A.device == "gpu" else 0
+        key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw, host)
         hit = memo.get(key)
         if (hit is not None and hit[0] is semiring and hit[1] == A.cache_state()
                 and (hit[3] is None or total_uses(A, transposed) + 1 < hit[3])):
@@ -130,7 +133,8 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
     elif direction == "pull":
         fmt, why, more, estimate = choose_pull_format(
             A, pull_csr_transposed, device, T.itemsize, R.itemsize + 1, allowed_frac,
-            settings.memory_budget, cost.gpu_fold(semiring.add, R), settings.expected_uses)
+            settings.memory_budget, cost.gpu_fold(semiring.add, R), settings.expected_uses,
+            semiring.name)
         failed = None if fmt == "csr" else A.build_failure(fmt, transposed=pull_csr_transposed)
         if failed is not None:  # its build ran out of memory before: CSR needs none
             why = f"csr: {fmt} fell back to csr ({failed})"
@@ -221,7 +225,8 @@ def _mb(nbytes: float) -> str:
 
 def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: int,
                        allowed_frac: float = 1.0, memory_budget: int | None = None,
-                       fold: str = "native", expected_uses: int | None = None):
+                       fold: str = "native", expected_uses: int | None = None,
+                       semiring: str = ""):
     """The format of a pull SpMV over ``op(A)`` (see the module documentation).
 
     Parameters
@@ -245,6 +250,9 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     expected_uses : int, optional
         ``gb.config(expected_uses=...)``: the calls the caller expects to run; a build
         is weighed against ``max(uses + 1, expected_uses)`` calls.
+    semiring : str
+        The semiring's name: the GPU estimates take the host time measured for it
+        (:mod:`~gblas.planner.hosttime`).
 
     Returns
     -------
@@ -261,7 +269,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     cands = _candidates(device)
     if csr is not None and csr.device == "gpu" and "gpu_segmented" in cands:
         return choose_gpu_pull_format(A, csr, transposed, x_bytes, y_bytes, allowed_frac,
-                                      memory_budget, fold, expected_uses)
+                                      memory_budget, fold, expected_uses, semiring)
     if csr is None and device == "cpu":
         # the transpose this call builds, and its estimated cost
         a_val = 0 if A.is_iso else np.dtype(A.dtype).itemsize
@@ -393,8 +401,14 @@ def _gpu_panel_runs(csr) -> tuple[float, int]:
     return got
 
 
+def _host_us(host_s: dict, source: str) -> dict:
+    """The host time per call each GPU estimate used, for a Plan's details."""
+    return {"from": source, **{f: round(v * 1e6, 1) for f, v in host_s.items()}}
+
+
 def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int], l2: int,
-                            allowed_frac: float, fold: str, expected_uses: int | None):
+                            allowed_frac: float, fold: str, expected_uses: int | None,
+                            host_s: dict | None = None):
     """The CSR choice without the statistics of the other GPU formats, when no format can
     pay even at its best (every entry in the hot segment, no panel runs beyond the
     entries, no gather of ``x``): their estimated times only grow as the measured
@@ -406,7 +420,7 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
     m, n = csr.shape
     a_val, x_bytes, y_bytes = sizes
     best = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, 1.0,
-                                   allowed_frac, 0.0, fold)
+                                   allowed_frac, 0.0, fold, host_s=host_s)
     others = [f for f in best if f != "csr"]
     if not others or any(A.has_format(f, transposed=transposed) for f in others):
         return None
@@ -434,7 +448,8 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
 
 def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                            allowed_frac: float = 1.0, memory_budget: int | None = None,
-                           fold: str = "native", expected_uses: int | None = None):
+                           fold: str = "native", expected_uses: int | None = None,
+                           semiring: str = ""):
     """The format of a pull SpMV on the GPU: ``csr``, ``gpu_segmented`` or
     ``gpu_heavy_light``.
 
@@ -447,7 +462,9 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     ``GPU_BUILD_BYTES_PER_VERTEX`` per row and column, its measured peak).
     ``fold``: how the monoid folds (:func:`~gblas.planner.cost.gpu_fold`);
     ``expected_uses``: the calls the caller expects (``gb.config(expected_uses=...)``),
-    a build is weighed against ``max(uses + 1, expected_uses)`` calls.
+    a build is weighed against ``max(uses + 1, expected_uses)`` calls.  Each estimate's
+    host time is the one measured for its format and ``semiring`` in this process where
+    there is one (:mod:`~gblas.planner.hosttime`; ``details["host_us"]``).
 
     Returns
     -------
@@ -463,32 +480,40 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     key = ("gpu_pull", transposed, x_bytes, y_bytes, fold, l2)
     fixed = memo.get(key)
     a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
+    host_s, host_from = hosttime.host_seconds(
+        {f: FORMATS[f].gpu_fixed_s for f in pull_formats("gpu")}, semiring,
+        cost.summary(csr))
     if fixed is None:
         bounded = _gpu_formats_cannot_pay(A, csr, transposed, (a_val, x_bytes, y_bytes), l2,
-                                          allowed_frac, fold, expected_uses)
+                                          allowed_frac, fold, expected_uses, host_s)
         if bounded is not None:
+            bounded[2]["host_us"] = _host_us(host_s, host_from)
             return bounded
         share = _gpu_hot_share(A, csr, transposed)
         runs, gathered = _gpu_panel_runs(csr)
         relabel = gathered > 0
+        # the device's part, kept with the CSR; the host's is added per plan below
         est = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, share,
-                                      allowed_frac, runs, fold, gathered=gathered)
+                                      allowed_frac, runs, fold, gathered=gathered,
+                                      host_s=dict.fromkeys(host_s, 0.0))
         facts = {"l2_bytes": l2, "hot_share": round(share, 3), "panel_runs": round(runs, 3),
                  "panel_relabel": relabel,
-                 "estimates_ms": {f: round(v.seconds * 1e3, 3) for f, v in est.items()},
                  "build_s": {f: round(v.build_seconds, 4) for f, v in est.items()}}
         where = (f"vertex data {_mb(n * x_bytes + m * y_bytes)} vs {_mb(l2)} L2, "
                  f"{100 * share:.0f}% of entries in the {DEFAULT_HOT:,} busiest columns, "
                  f"{runs:.2f} panel runs per entry"
                  + (" (columns relabelled by in-degree)" if relabel else ""))
-        ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms"
-                                   for f, v in est.items()) + " per call"
-        fixed = memo[key] = (est, facts, where, ests)
-    est, facts, where, ests = fixed
+        fixed = memo[key] = (est, facts, where)
+    device_est, facts, where = fixed
+    est = {f: dataclasses.replace(e, seconds=e.seconds + host_s.get(f, 0.0))
+           for f, e in device_est.items()}
+    ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms" for f, v in est.items()) \
+        + " per call"
     base = est["csr"]
     uses = total_uses(A, transposed)
-    details = dict(facts, uses=uses, estimates_ms=dict(facts["estimates_ms"]),
-                   build_s=dict(facts["build_s"]))  # a Plan's own copy
+    details = dict(facts, uses=uses, build_s=dict(facts["build_s"]),  # a Plan's own copy
+                   estimates_ms={f: round(v.seconds * 1e3, 3) for f, v in est.items()},
+                   host_us=_host_us(host_s, host_from))
     calls, paid_by, so_far = _horizon(uses, expected_uses, details)
     others = [f for f in est if f != "csr"]
     built = [f for f in others if A.has_format(f, transposed=transposed)]

@@ -202,7 +202,7 @@ def gpu_fold(monoid: Any, r: Any) -> str:
 def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
                        y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0,
                        runs_per_entry: float | None = None, fold: str = "native",
-                       gathered: int = 0) -> dict[str, Estimate]:
+                       gathered: int = 0, host_s: dict | None = None) -> dict[str, Estimate]:
     """Estimated time, build time and bytes of a GPU pull SpMV in CSR and gpu_segmented.
 
     Parameters
@@ -228,6 +228,9 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     gathered : int, default 0
         Columns of ``x`` each call gathers into the panels' order first, when their
         columns are relabelled (``runs_per_entry`` counts after it); 0: not relabelled.
+    host_s : dict, optional
+        Format -> host seconds of a whole call (default: each format's constant
+        ``gpu_fixed_s``; :mod:`gblas.planner.hosttime` measures them as calls run).
 
     Returns
     -------
@@ -238,10 +241,10 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     --------
     >>> est = gpu_pull_estimates((1 << 25, 1 << 25), 528_693_449, 4, 4, 5, 50 << 20, 0.41)
     >>> round(est["csr"].seconds * 1e3, 1), round(est["gpu_segmented"].seconds * 1e3, 1)
-    (8.9, 4.1)
+    (10.1, 4.1)
     """
     ctx = GpuPullContext(tuple(shape), nnz, a_val, x_bytes, y_bytes, l2, hot_share,
-                         allowed_frac, runs_per_entry, fold, gathered)
+                         allowed_frac, runs_per_entry, fold, gathered, host_s)
     out: dict[str, Estimate] = {}
     for f in pull_formats("gpu"):
         e = FORMATS[f].gpu_pull_estimate(ctx)
