@@ -72,6 +72,8 @@ def c_literal(value: Any, dt: Any) -> str:
     '((long long)(-9223372036854775807LL - 1))'
     >>> c_literal(float("inf"), np.float32)
     '((float)(CUDART_INF))'
+    >>> c_literal(-np.float64("nan"), np.float64)
+    '(__longlong_as_double((long long)0xfff8000000000000ULL))'
     """
     dt = np.dtype(dt)
     v = np.asarray(value).astype(dt)[()]
@@ -80,9 +82,10 @@ def c_literal(value: Any, dt: Any) -> str:
         return "true" if bool(v) else "false"
     if dt.kind == "f":
         f = float(v)
-        if math.isnan(f):
-            body = "CUDART_NAN"
-        elif math.isinf(f):
+        if math.isnan(f):   # its exact bits: the sign matters to the float atomics
+            return (f"(__int_as_float((int)0x{v.view(np.uint32):08x}U))" if dt.itemsize == 4 else
+                    f"(__longlong_as_double((long long)0x{v.view(np.uint64):016x}ULL))")
+        if math.isinf(f):
             body = "CUDART_INF" if f > 0 else "(-CUDART_INF)"
         else:
             body = repr(f)

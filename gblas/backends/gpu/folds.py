@@ -6,7 +6,8 @@ A native atomic where the monoid and type have one (``atomicAdd`` / ``atomicMin`
 loop applying the monoid's ``gb_add`` (global memory) or a loop of atomic exchanges
 (shared memory, whose compare-and-swap is far slower than its exchange), both in
 ``cuda/gb_atomics.cuh``.  1- and 2-byte results accumulate in 32-bit ``int`` slots.  ANY
-stores the value (the last store wins).  The accumulators start at the monoid's identity.
+stores the value (the last store wins).  The accumulators start at :func:`fold_start`:
+the monoid's identity, but NaN for a float ``min`` / ``max``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import numpy as np
 
 from . import codegen
 
-__all__ = ["scatter_plan"]
+__all__ = ["fold_start", "scatter_plan"]
 
 _INT_ATOMIC_TYPES = {
     np.dtype("int32"): "int",
@@ -26,6 +27,34 @@ _INT_ATOMIC_TYPES = {
     np.dtype("int64"): "long long",
     np.dtype("uint64"): "unsigned long long",
 }
+
+def fold_start(monoid: Any, r: Any) -> Any:
+    """The value a GPU fold's accumulators start from (and an exchange fold's
+    placeholder): the monoid's identity at dtype ``r``, but NaN for a float ``min`` /
+    ``max``.
+
+    NaN is those monoids' true identity (they ignore a NaN operand, as ``fmin`` does), so
+    a row whose products are all NaN ends NaN, as on the CPU; starting at +inf it ended
+    +inf.  Its sign bit makes it lose to every value in the integer-view atomics of
+    ``gb_atomic_fmin`` / ``gb_atomic_fmax`` (which skip NaN values): + for ``min``, - for
+    ``max``.
+
+    Examples
+    --------
+    >>> from gblas.semirings import builtin
+    >>> f8 = np.dtype("float64")
+    >>> v = fold_start(builtin.MONOIDS["max"], f8)
+    >>> bool(np.isnan(v)), bool(np.signbit(v))
+    (True, True)
+    >>> float(fold_start(builtin.MONOIDS["plus"], f8)), int(fold_start(builtin.MONOIDS["min"],
+    ...                                                  np.dtype("int32")))
+    (0.0, 2147483647)
+    """
+    r = np.dtype(r)
+    if r.kind == "f" and monoid.code in ("min", "max"):
+        return np.copysign(r.type(np.nan), r.type(-1 if monoid.code == "max" else 1))
+    return np.asarray(monoid.identity_for(r)).astype(r)[()]
+
 
 _HEAD = ('#include "gb_atomics.cuh"\n'
          "__device__ __forceinline__ void gb_scatter(acc_t* p, R_t v) {\n")
@@ -101,7 +130,7 @@ def scatter_plan(monoid: Any, r: Any, *, shared: bool = False,
     if body is None and float_minmax and r.kind == "f" and code in ("min", "max"):
         body = f"gb_atomic_f{code}(p, v);"
     if body is None and shared:
-        lit = codegen.c_literal(monoid.identity_for(r), r)
+        lit = codegen.c_literal(fold_start(monoid, r), r)
         body = ("gb_exch_fold_small(p, v, (R_t)" if small else
                 f"gb_exch_fold<{_word(r)}>(p, v, (R_t)") + f"{lit});"
     if body is None:

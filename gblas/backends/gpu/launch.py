@@ -12,6 +12,7 @@ import cupy as cp
 import numpy as np
 
 from ..registry import VecData
+from .folds import fold_start
 
 __all__ = ["allow_dynamic_smem", "blocks", "bool_array", "bool_or_none", "compress",
            "densify", "dense_x", "dummy", "empty_result", "frontier_degrees",
@@ -155,9 +156,8 @@ def frontier_offsets(indptr: Any, xi: Any) -> Any:
 
 
 def push_accumulator(monoid: Any, r: Any, acc_dt: Any, nrows: int) -> Any:
-    """A push's accumulators: ``nrows`` of ``acc_dt`` at the monoid's identity for dtype
-    ``r`` (zeros for ANY)."""
+    """A push's accumulators: ``nrows`` of ``acc_dt`` at :func:`~.folds.fold_start` for
+    dtype ``r`` (zeros for ANY)."""
     if monoid.any_value:
         return cp.zeros(nrows, dtype=acc_dt)
-    ident = np.asarray(monoid.identity_for(r)).astype(r)
-    return cp.full(nrows, ident.astype(acc_dt)[()], dtype=acc_dt)
+    return cp.full(nrows, np.asarray(fold_start(monoid, r)).astype(acc_dt)[()], dtype=acc_dt)

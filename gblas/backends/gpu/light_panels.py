@@ -37,7 +37,7 @@ import numpy as np
 
 from ..registry import VecData
 from . import codegen
-from .folds import scatter_plan
+from .folds import fold_start, scatter_plan
 from .launch import (
     allow_dynamic_smem,
     bool_or_none,
@@ -67,8 +67,8 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
     Parameters
     ----------
     semiring : Semiring
-        Any semiring (its ``cuda_expr()`` snippets are inlined; the ``add`` monoid's
-        identity starts the accumulators).
+        Any semiring (its ``cuda_expr()`` snippets are inlined; the accumulators start
+        at :func:`~.folds.fold_start` of its ``add``).
     types : tuple of numpy.dtype
         ``(T, M, R)`` of :meth:`Semiring.types`.
     av, xv : numpy.dtype
@@ -98,12 +98,13 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
     >>> src, acc = panels_source(builtin.SEMIRINGS["min_plus"], (f4, f4, f4), av=f4, xv=f4,
     ...                          iso=False, xpres=False, allow=False, panel_cols=16384,
     ...                          panel_rows=16384)
-    >>> acc, "gb_lp_reduce" in src, "#define GB_IDENT ((acc_t)((float)(CUDART_INF)))" in src
+    >>> nan = "((acc_t)(__int_as_float((int)0x7fc00000U)))"   # min's start: +NaN
+    >>> acc, "gb_lp_reduce" in src, f"#define GB_IDENT {nan}" in src
     (dtype('float32'), True, True)
     """
     r = np.dtype(types[2])
     acc, scatter = scatter_plan(semiring.add, r, shared=True, float_minmax=True)
-    ident = semiring.add.identity_for(r)
+    ident = fold_start(semiring.add, r)
     return codegen.source(
         "light_panels.cu", semiring=semiring, types=types,
         names=dict(av_t=av, xv_t=xv, acc_t=acc),

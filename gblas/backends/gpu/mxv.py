@@ -407,8 +407,8 @@ def mxv_push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple,
 
     Notes
     -----
-    Generic monoids start each output from the monoid's identity and fold into it, so a
-    row whose only products are NaN gives ``min``/``max``'s identity rather than NaN.
+    Each output starts from :func:`~.folds.fold_start` (the identity; NaN for a float
+    ``min`` / ``max``, so a row whose only products are NaN gives NaN, as on the CPU).
     """
     types = codegen.dtypes(types)
     r = types[2]

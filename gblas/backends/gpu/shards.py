@@ -10,9 +10,9 @@ otherwise: any semiring works, see :func:`.mxv.scatter_plan`).  Then one thread 
 destination folds the ``R`` replicas and writes ``y`` (a shard of one item) or the item's
 partial results, which ``gb_shard_combine`` folds per shard of several items.
 
-Accumulators start at the monoid's identity (ANY: the first value written wins); a row
-whose only products are NaN therefore gives ``min``/``max``'s identity rather than NaN, as
-in the CSR push kernel.  1- and 2-byte results accumulate in 32-bit slots.
+Accumulators start at :func:`~.folds.fold_start` (the identity; NaN for a float ``min`` /
+``max``, so a row whose only products are NaN gives NaN; ANY: the first value written
+wins).  1- and 2-byte results accumulate in 32-bit slots.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import numpy as np
 
 from ..registry import VecData, register
 from . import codegen
-from .folds import scatter_plan
+from .folds import fold_start, scatter_plan
 from .launch import allow_dynamic_smem, bool_or_none, dense_x, empty_result, or_dummy
 
 #: Threads per shard block.
@@ -60,8 +60,7 @@ def shard_source(semiring: Any, types: tuple, *, ix: Any, av: Any, xv: Any, iso:
     if semiring.add.any_value:
         ident = codegen.c_literal(0, acc)
     else:
-        ident = codegen.c_literal(
-            np.asarray(semiring.add.identity_for(r)).astype(r).astype(acc), acc)
+        ident = codegen.c_literal(np.asarray(fold_start(semiring.add, r)).astype(acc), acc)
     return codegen.source(
         "shards.cu", semiring=semiring, types=types,
         names=dict(ix_t=ix, av_t=av, xv_t=xv, acc_t=acc),

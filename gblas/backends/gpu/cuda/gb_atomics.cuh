@@ -56,20 +56,26 @@ __device__ __forceinline__ void gb_exch_fold(acc_t* p, R_t v, R_t ident) {
 }
 
 /* Float min / max by one integer atomic: values without the sign bit order like signed
-   integers, values with it (-0.0 included) in reverse like unsigned ones. */
+   integers, values with it (-0.0 included) in reverse like unsigned ones.  A NaN value
+   is skipped (fmin's rule); the accumulator starts at a NaN that every value beats (+NaN
+   for min, -NaN for max: folds.fold_start), so a slot given only NaN stays NaN. */
 __device__ __forceinline__ void gb_atomic_fmin(float* p, float v) {
+    if (v != v) return;
     if (!signbit(v)) atomicMin((int*)p, __float_as_int(v));
     else atomicMax((unsigned int*)p, __float_as_uint(v));
 }
 __device__ __forceinline__ void gb_atomic_fmax(float* p, float v) {
+    if (v != v) return;
     if (!signbit(v)) atomicMax((int*)p, __float_as_int(v));
     else atomicMin((unsigned int*)p, __float_as_uint(v));
 }
 __device__ __forceinline__ void gb_atomic_fmin(double* p, double v) {
+    if (v != v) return;
     if (!signbit(v)) atomicMin((long long*)p, __double_as_longlong(v));
     else atomicMax((unsigned long long*)p, (unsigned long long)__double_as_longlong(v));
 }
 __device__ __forceinline__ void gb_atomic_fmax(double* p, double v) {
+    if (v != v) return;
     if (!signbit(v)) atomicMax((long long*)p, __double_as_longlong(v));
     else atomicMin((unsigned long long*)p, (unsigned long long)__double_as_longlong(v));
 }
