@@ -52,15 +52,6 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _cpu_model() -> str:
-    text = _read(Path("/proc/cpuinfo")) or ""
-    for key in ("model name", "Hardware", "Processor", "cpu model"):
-        m = re.search(rf"^{key}\s*:\s*(.+)$", text, re.MULTILINE)
-        if m:
-            return m.group(1).strip()
-    return platform.processor() or platform.machine() or "unknown"
-
-
 def _sysfs_caches() -> list[str]:
     base = Path("/sys/devices/system/cpu/cpu0/cache")
     out = []
@@ -103,9 +94,11 @@ def cpu_description() -> dict[str, str]:
     >>> "cpu" in d and "cores" in d
     True
     """
+    from . import hardware
+
     cores = os.cpu_count() or 1
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else cores
-    info = {"cpu": _cpu_model(), "cores": f"{usable} usable of {cores}"}
+    info = {"cpu": hardware.cpu_model(), "cores": f"{usable} usable of {cores}"}
     caches = _sysfs_caches() or _lscpu_caches()
     if caches:
         info["caches"] = ", ".join(caches)
@@ -191,7 +184,23 @@ def _kernel_cache_info() -> dict[str, str]:
         return {"kernel cache": "off (GBLAS_CACHE_DIR=off): kernels compile in every process"}
     state = "" if st["enabled"] else " (not writable: kernels compile in every process)"
     return {"kernel cache": f"{st['path']}: {st['files']} files, "
-                            f"{st['bytes'] / 2**20:.1f} MiB{state}"}
+                            f"{st['bytes'] / 2**20:.1f} MiB{state}",
+            "GPU host times": _host_time_info()}
+
+
+def _host_time_info() -> str:
+    """Where the GPU calls' host times of earlier processes are kept, and how many."""
+    import json
+
+    from .planner import hosttime
+
+    path = hosttime.record_path()
+    try:
+        machines = json.loads(path.read_text()).get("machines", {})
+    except (OSError, ValueError, AttributeError):
+        return f"{path}: none saved yet (GPU calls save theirs at exit)"
+    lists = sum(len(m.get("calls", {})) for m in machines.values() if isinstance(m, dict))
+    return f"{path}: {lists} format-semiring records over {len(machines)} machine(s)"
 
 
 def _bar(done: int, total: int, name: str, elapsed: float, width: int = 28) -> str:

@@ -31,13 +31,14 @@ import dataclasses
 import functools
 import itertools
 import os
+import platform
 import re
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Hardware", "assume", "cache_sizes", "detect", "parse_size"]
+__all__ = ["Hardware", "assume", "cache_sizes", "cpu_model", "detect", "parse_size"]
 
 #: Used where the machine does not say (a small server core).
 DEFAULT_CACHES = {"l1d": 32 << 10, "l2": 1 << 20, "l3": 8 << 20, "line": 64}
@@ -174,6 +175,22 @@ def cache_sizes() -> tuple[dict[str, int], str]:
 
 
 _NUMBA: list = []
+
+
+def cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo``, else what :mod:`platform` says).
+
+    Examples
+    --------
+    >>> isinstance(cpu_model(), str) and len(cpu_model()) > 0
+    True
+    """
+    text = _read(Path("/proc/cpuinfo")) or ""
+    for key in ("model name", "Hardware", "Processor", "cpu model"):
+        m = re.search(rf"^{key}\s*:\s*(.+)$", text, re.MULTILINE)
+        if m:
+            return m.group(1).strip()
+    return platform.processor() or platform.machine() or "unknown"
 
 
 def _threads() -> int:

@@ -100,9 +100,11 @@ def device(request) -> str:
 
 @pytest.fixture(autouse=True)
 def _no_recorded_host_time():
-    """Every test starts with no GPU host time recorded: the planner's GPU estimates
-    would otherwise depend on the tests that ran before (:mod:`gblas.planner.hosttime`)."""
+    """Every test starts with no GPU host time recorded, and none read from earlier
+    processes or saved at exit: the planner's GPU estimates would otherwise depend on the
+    tests, or processes, that ran before (:mod:`gblas.planner.hosttime`)."""
     from gblas.planner import hosttime
 
+    hosttime.persist(False)
     hosttime.clear()
     yield

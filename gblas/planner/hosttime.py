@@ -18,6 +18,14 @@ synchronization inside the call would count the device's work as the host's), is
 recorded.  ``gb.explain`` shows the host time used
 and where it came from (``details["host_us"]``).
 
+The record outlives the process: at exit, a process that ran GPU calls merges its last
+calls into ``gpu_host_times.json`` in the gblas cache folder (``gblas info`` shows it;
+``GBLAS_CACHE_DIR=off`` keeps everything in memory), under a key of the machine (CPU and
+GPU models, Python, NumPy, CuPy and gblas versions).  A new process on the same machine
+reads them before its first estimate and uses them after its own calls, so its first
+plans take this machine's host time instead of the constants.  An unreadable or
+malformed file is ignored (and replaced at the next save).
+
 Examples
 --------
 >>> clear()
@@ -33,12 +41,20 @@ Examples
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import json
+import math
+import os
+import platform
 import statistics
+import sys
+import time
 from collections import deque
+from pathlib import Path
 
 __all__ = ["MAX_ENTRIES", "MIN_CALLS", "WINDOW", "clear", "generation", "host_seconds",
-           "record", "set_aside"]
+           "machine_key", "persist", "record", "record_path", "save", "set_aside"]
 
 #: Calls kept per (format, semiring).
 WINDOW = 15
@@ -53,7 +69,18 @@ MAX_ENTRIES = 1 << 21
 #: The scale applied to unmeasured formats' constants stays within these bounds.
 SCALE_BOUNDS = (0.25, 4.0)
 
+#: The file of earlier processes' calls, in the gblas cache folder.
+FILE_NAME = "gpu_host_times.json"
+#: Its layout's version: a file of another is ignored.
+FILE_VERSION = 1
+#: Machines kept in the file (the most recently saved).
+MAX_MACHINES = 8
+
+#: This process's calls, per (format, semiring).
 _calls: dict[tuple[str, str], deque] = {}
+#: Earlier processes' calls on this machine, per (format, semiring), read once.
+_prior: dict[tuple[str, str], tuple[float, ...]] = {}
+_state = {"loaded": False, "persist": True, "dirty": False, "hooked": False}
 #: Bumped whenever a record first holds :data:`MIN_CALLS` calls (an estimate's source
 #: changes): the planner's memoized GPU plans are keyed by it.
 _generation = [0]
@@ -65,14 +92,132 @@ def generation() -> int:
 
 
 def clear() -> None:
-    """Forget every recorded call (tests; a new host)."""
+    """Forget every recorded call, this process's and earlier ones' (which are then not
+    read from the file: tests; a new host)."""
     _calls.clear()
+    _prior.clear()
+    _state["loaded"] = True
+    _state["dirty"] = False
+
+
+def persist(on: bool) -> None:
+    """Save this process's calls at exit (``True``, the default) or not (the test suite,
+    whose calls are over toy matrices)."""
+    _state["persist"] = bool(on)
+
+
+def machine_key() -> str:
+    """What the host time depends on: CPU and GPU models, Python, NumPy, CuPy and gblas
+    versions (the GPU's where CuPy is imported).
+
+    Examples
+    --------
+    >>> "python " in machine_key()
+    True
+    """
+    import numpy as np
+
+    from .. import __version__, hardware
+
+    parts = [hardware.cpu_model(), f"python {platform.python_version()}",
+             f"numpy {np.__version__}", f"gblas {__version__}"]
+    cp = sys.modules.get("cupy")
+    if cp is not None:
+        try:
+            dev = cp.cuda.Device()
+            name = cp.cuda.runtime.getDeviceProperties(dev.id)["name"]
+            parts += [f"cupy {cp.__version__}",
+                      name.decode() if isinstance(name, bytes) else str(name)]
+        except Exception:  # noqa: BLE001 - no device: a CPU-only key
+            pass
+    return " | ".join(parts)
+
+
+def record_path() -> Path | None:
+    """The file of earlier processes' calls (None when the cache is off)."""
+    from ..backends.cpu.jitcache import cache_root
+
+    root = cache_root()
+    return None if root is None else root / FILE_NAME
+
+
+def _read_file(path: Path) -> dict:
+    """The file's machines, or none where it is missing, unreadable or malformed."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or data.get("version") != FILE_VERSION \
+            or not isinstance(data.get("machines"), dict):
+        return {}
+    return data["machines"]
+
+
+def _valid_calls(entry: object) -> dict[tuple[str, str], tuple[float, ...]]:
+    """A machine's calls from the file, each list kept only if it holds finite positive
+    seconds below one (a host time, not a compile)."""
+    out = {}
+    calls = entry.get("calls") if isinstance(entry, dict) else None
+    if not isinstance(calls, dict):
+        return out
+    for key, ts in calls.items():
+        fmt, _, sr = str(key).partition("|")
+        if not sr or not isinstance(ts, list) or not ts:
+            continue
+        if all(isinstance(t, (int, float)) and math.isfinite(t) and 0 < t < 1 for t in ts):
+            out[(fmt, sr)] = tuple(float(t) for t in ts[-WINDOW:])
+    return out
+
+
+def _load() -> None:
+    """Read earlier processes' calls on this machine, once (before the first estimate)."""
+    if _state["loaded"]:
+        return
+    _state["loaded"] = True
+    path = record_path()
+    if path is None or not _state["persist"]:
+        return
+    _prior.update(_valid_calls(_read_file(path).get(machine_key())))
+
+
+def save() -> Path | None:
+    """Merge this process's calls into the file (atomically), after the file's calls on
+    this machine; the path written, or None (nothing recorded, the cache off, or the
+    folder not writable).  Runs at exit once a GPU call was recorded."""
+    path = record_path()
+    if path is None or not _calls:
+        return None
+    key = machine_key()
+    machines = _read_file(path)
+    calls = {f"{f}|{sr}": list(ts) for (f, sr), ts in _valid_calls(machines.get(key)).items()}
+    for (f, sr), q in _calls.items():
+        calls[f"{f}|{sr}"] = (calls.get(f"{f}|{sr}", []) + list(q))[-WINDOW:]
+    machines[key] = {"saved": time.time(), "calls": calls}
+    newest = sorted(machines, key=lambda k: -float(machines[k].get("saved", 0)
+                                                   if isinstance(machines[k], dict) else 0))
+    machines = {k: machines[k] for k in newest[:MAX_MACHINES]}
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps({"version": FILE_VERSION, "machines": machines}, indent=0))
+        os.replace(tmp, path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return None
+    _state["dirty"] = False
+    return path
+
+
+def _save_at_exit() -> None:
+    if _state["dirty"] and _state["persist"]:
+        save()
 
 
 @contextlib.contextmanager
-def set_aside():
-    """Within the block the record is empty (the estimates take the constants); the
-    calls recorded before come back after it, those recorded inside are dropped.
+def set_aside(*, prior: bool = False):
+    """Within the block the record is empty (the estimates take the constants; with
+    ``prior=True``, earlier processes' calls alone, as a new process's first estimate);
+    the calls recorded before come back after it, those recorded inside are dropped.
 
     Examples
     --------
@@ -84,13 +229,18 @@ def set_aside():
     'measured: csr over 3 calls'
     >>> clear()
     """
-    kept = dict(_calls)
+    _load()
+    kept, kept_prior = dict(_calls), dict(_prior)
     _calls.clear()
+    if not prior:
+        _prior.clear()
     try:
         yield
     finally:
         _calls.clear()
         _calls.update(kept)
+        _prior.clear()
+        _prior.update(kept_prior)
 
 
 def record(fmt: str, semiring: str, seconds: float, own: dict | None = None) -> None:
@@ -105,19 +255,26 @@ def record(fmt: str, semiring: str, seconds: float, own: dict | None = None) -> 
         q.append(float(seconds))
         if len(q) == MIN_CALLS:
             _generation[0] += 1
+    _state["dirty"] = True
+    if not _state["hooked"]:
+        _state["hooked"] = True
+        atexit.register(_save_at_exit)
 
 
-def _median(fmt: str, semiring: str, own: dict | None) -> tuple[float, int] | None:
+def _median(fmt: str, semiring: str, own: dict | None) -> tuple[float, int, bool] | None:
     """The median host seconds of ``fmt``'s recorded calls (over the matrix with memo
-    ``own`` and ``semiring``, else any matrix and ``semiring``, else any semiring) and how
-    many calls it holds; None below :data:`MIN_CALLS`."""
-    for q in (None if own is None else own.get(("host_s", fmt, semiring)),
-              _calls.get((fmt, semiring))):
+    ``own`` and ``semiring``, else any matrix and ``semiring`` in this process, then in
+    earlier ones, else any semiring, likewise), how many calls it holds and whether they
+    are earlier processes'; None below :data:`MIN_CALLS`."""
+    for q, earlier in ((None if own is None else own.get(("host_s", fmt, semiring)), False),
+                       (_calls.get((fmt, semiring)), False),
+                       (_prior.get((fmt, semiring)), True)):
         if q is not None and len(q) >= MIN_CALLS:
-            return statistics.median(q), len(q)
-    pooled = [t for (f, _), q in _calls.items() if f == fmt for t in q]
-    if len(pooled) >= MIN_CALLS:
-        return statistics.median(pooled[-WINDOW:]), len(pooled[-WINDOW:])
+            return statistics.median(q), len(q), earlier
+    for record, earlier in ((_calls, False), (_prior, True)):
+        pooled = [t for (f, _), q in record.items() if f == fmt for t in q]
+        if len(pooled) >= MIN_CALLS:
+            return statistics.median(pooled[-WINDOW:]), len(pooled[-WINDOW:]), earlier
     return None
 
 
@@ -141,7 +298,8 @@ def host_seconds(defaults: dict[str, float], semiring: str,
         constant times the median ratio of measured to constant over the formats that
         have; and a few words on the source.
     """
-    if not _calls:
+    _load()
+    if not _calls and not _prior:
         return dict(defaults), "constants"
     measured = {f: m for f in defaults if (m := _median(f, semiring, own)) is not None}
     if not measured:
@@ -150,6 +308,7 @@ def host_seconds(defaults: dict[str, float], semiring: str,
     ratios = [measured[f][0] / defaults[f] for f in measured if defaults[f] > 0]
     scale = min(max(statistics.median(ratios), lo), hi) if ratios else 1.0
     out = {f: measured[f][0] if f in measured else defaults[f] * scale for f in defaults}
-    words = ", ".join(f"{f} over {measured[f][1]} calls" for f in measured)
+    words = ", ".join(f"{f} over {measured[f][1]} calls"
+                      + (" of earlier processes" if measured[f][2] else "") for f in measured)
     rest = "" if len(measured) == len(defaults) else f"; others scaled {scale:.2g}x"
     return out, f"measured: {words}{rest}"

@@ -151,3 +151,114 @@ def test_a_new_source_of_host_time_changes_the_generation():
     assert hosttime.generation() == g + 1
     hosttime.record("csr", "plus_times", 1e-4)
     assert hosttime.generation() == g + 1
+
+
+# ----------------------------------------------------------- earlier processes' calls
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    """A cache folder of the test's own; reading the file and saving allowed."""
+    monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
+    hosttime.persist(True)
+    yield tmp_path
+    hosttime.persist(False)
+
+
+def _as_new_process(monkeypatch):
+    """Forget this process's calls and read the file again, as a new process would."""
+    hosttime.clear()
+    monkeypatch.setitem(hosttime._state, "loaded", False)
+
+
+def test_a_new_process_starts_from_the_saved_calls(cache, monkeypatch):
+    for _ in range(3):
+        hosttime.record("csr", "plus_times", 2e-4)
+    path = hosttime.save()
+    assert path == cache / hosttime.FILE_NAME and path.is_file()
+    _as_new_process(monkeypatch)
+    secs, source = hosttime.host_seconds(DEFAULTS, "plus_times")
+    assert secs["csr"] == pytest.approx(2e-4)
+    assert "csr over 3 calls of earlier processes" in source
+    # this process's own calls come first once there are enough of them
+    for _ in range(3):
+        hosttime.record("csr", "plus_times", 5e-5)
+    secs, source = hosttime.host_seconds(DEFAULTS, "plus_times")
+    assert secs["csr"] == pytest.approx(5e-5) and "earlier" not in source
+    # set aside with prior=True: the earlier processes' calls alone
+    with hosttime.set_aside(prior=True):
+        assert hosttime.host_seconds(DEFAULTS, "plus_times")[0]["csr"] == pytest.approx(2e-4)
+    with hosttime.set_aside():
+        assert hosttime.host_seconds(DEFAULTS, "plus_times") == (DEFAULTS, "constants")
+
+
+def test_saving_merges_keeps_the_window_and_other_machines(cache, monkeypatch):
+    import json
+
+    path = cache / hosttime.FILE_NAME
+    other = {"saved": 1.0, "calls": {"csr|plus_times": [9e-4] * 3}}
+    path.write_text(json.dumps({"version": hosttime.FILE_VERSION,
+                                "machines": {"another machine": other}}))
+    for _ in range(hosttime.WINDOW - 2):
+        hosttime.record("csr", "plus_times", 1e-4)
+    hosttime.save()
+    hosttime.clear()
+    for _ in range(4):
+        hosttime.record("csr", "plus_times", 3e-4)
+    hosttime.save()
+    machines = json.loads(path.read_text())["machines"]
+    assert machines["another machine"] == other
+    mine = machines[hosttime.machine_key()]["calls"]["csr|plus_times"]
+    assert len(mine) == hosttime.WINDOW and mine[-4:] == [3e-4] * 4
+
+
+def test_a_corrupt_or_malformed_file_is_ignored_then_replaced(cache, monkeypatch):
+    import json
+
+    path = cache / hosttime.FILE_NAME
+    key = hosttime.machine_key()
+    bad = [
+        "{not json",
+        json.dumps({"version": 999, "machines": {}}),
+        json.dumps({"version": hosttime.FILE_VERSION,
+                    "machines": {key: {"calls": {"csr|plus_times": [-1.0, 5.0, "x"]}}}}),
+    ]
+    for text in bad:
+        path.write_text(text)
+        _as_new_process(monkeypatch)
+        assert hosttime.host_seconds(DEFAULTS, "plus_times") == (DEFAULTS, "constants")
+    for _ in range(3):
+        hosttime.record("csr", "plus_times", 1e-4)
+    hosttime.save()
+    _as_new_process(monkeypatch)
+    assert hosttime.host_seconds(DEFAULTS, "plus_times")[0]["csr"] == pytest.approx(1e-4)
+
+
+def test_no_file_when_the_cache_is_off_or_saving_is_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("GBLAS_CACHE_DIR", "off")
+    for _ in range(3):
+        hosttime.record("csr", "plus_times", 1e-4)
+    assert hosttime.record_path() is None and hosttime.save() is None
+    # the test suite's own setting: nothing read from an existing file
+    monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
+    hosttime.save()
+    _as_new_process(monkeypatch)
+    hosttime.persist(False)
+    assert hosttime.host_seconds(DEFAULTS, "plus_times") == (DEFAULTS, "constants")
+
+
+def test_saved_at_exit_and_read_by_the_next_process(tmp_path):
+    """Two real processes: the first records calls and exits, the second plans with them."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GBLAS_CACHE_DIR": str(tmp_path)}
+    first = ("from gblas.planner import hosttime\n"
+             "for _ in range(3): hosttime.record('csr', 'min_plus', 3e-4)\n")
+    second = ("from gblas.planner import hosttime\n"
+              f"print(hosttime.host_seconds({DEFAULTS!r}, 'min_plus'))\n")
+    subprocess.run([sys.executable, "-c", first], env=env, check=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", second], env=env, check=True, timeout=300,
+                         capture_output=True, text=True).stdout
+    assert "'csr': 0.0003" in out and "earlier processes" in out, out
