@@ -482,7 +482,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     a_val = 0 if csr.values is None else np.dtype(csr.dtype).itemsize
     host_s, host_from = hosttime.host_seconds(
         {f: FORMATS[f].gpu_fixed_s for f in pull_formats("gpu")}, semiring,
-        cost.summary(csr))
+        cost.summary(csr), nnz=csr.nnz)
     if fixed is None:
         bounded = _gpu_formats_cannot_pay(A, csr, transposed, (a_val, x_bytes, y_bytes), l2,
                                           allowed_frac, fold, expected_uses, host_s)

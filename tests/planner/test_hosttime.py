@@ -262,3 +262,15 @@ def test_saved_at_exit_and_read_by_the_next_process(tmp_path):
     out = subprocess.run([sys.executable, "-c", second], env=env, check=True, timeout=300,
                          capture_output=True, text=True).stdout
     assert "'csr': 0.0003" in out and "earlier processes" in out, out
+
+
+def test_large_matrices_keep_the_constants():
+    """Above MAX_ENTRIES a call's host time overlaps the device's: the measured host time
+    of small graphs is not added there."""
+    for _ in range(3):
+        hosttime.record("csr", "plus_times", 5e-4)
+    small, _ = hosttime.host_seconds(DEFAULTS, "plus_times", nnz=hosttime.MAX_ENTRIES)
+    large, source = hosttime.host_seconds(DEFAULTS, "plus_times",
+                                          nnz=hosttime.MAX_ENTRIES + 1)
+    assert small["csr"] == pytest.approx(5e-4)
+    assert large == DEFAULTS and source.startswith("constants (over")
