@@ -15,18 +15,17 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components as _scipy_components
 
 from ..algorithms.components import connected_components as _components
+from ..config import config
+from ..core import executor
 from ..core.matrix import Matrix, TransposedMatrix
 from ..exceptions import DimensionMismatch, InvalidValue, bad_arg
+from ..planner.algorithms import plan_bfs_order
 from ._input import NULL, as_graph, check_vertex, from_pydata, is_pydata
 
 
 def _bfs_order(A, start: int, directed: bool):
     """SciPy's BFS order and predecessors: the queue kernel where the planner picks it
     (:func:`gblas.planner.algorithms.plan_bfs_order`), else the loop below."""
-    from ..config import config
-    from ..core import executor
-    from ..planner.algorithms import plan_bfs_order
-
     plan = plan_bfs_order(A, directed, config.current())
     if not plan.kernel:
         return _bfs_order_loop(A, start, directed)
@@ -117,9 +116,6 @@ def _order(csgraph, i_start, directed: bool, call: str):
     SciPy sparse input goes to the queue kernel as stored (O(reached) work beyond two
     O(n) arrays, where the conversion to a gb.Matrix would touch every entry); other
     input through :func:`as_graph`."""
-    from ..config import config
-    from ..planner.algorithms import plan_bfs_order
-
     S = _sparse_input(csgraph, call)
     if S is not None:
         if not directed and S.format == "csc":
@@ -131,8 +127,6 @@ def _order(csgraph, i_start, directed: bool, call: str):
         G = _Pattern(S)
         plan = plan_bfs_order(G, directed, config.current())
         if plan.kernel:
-            from ..core import executor
-
             GT = None if directed else _Pattern(sp.csr_array(S.T))
             order, pred = _scipy_arrays(*executor.kernel(plan)(G, GT, start, NULL))
             return order, pred, S, kind
