@@ -37,10 +37,14 @@ def uindex(a: Any) -> np.ndarray:
     >>> uindex(np.array([0, 3], dtype=np.int32)).dtype
     dtype('uint32')
     """
-    a = np.ascontiguousarray(a)
-    if a.dtype.kind == "i":
-        return a.view(np.dtype(f"u{a.dtype.itemsize}"))
-    return a
+    if not (isinstance(a, np.ndarray) and a.flags.c_contiguous):
+        a = np.ascontiguousarray(a)
+    u = _UNSIGNED.get(a.dtype)
+    return a if u is None else a.view(u)
+
+
+#: Signed index dtypes and their unsigned views (every kernel call asks).
+_UNSIGNED = {np.dtype(f"i{k}"): np.dtype(f"u{k}") for k in (1, 2, 4, 8)}
 
 
 def as_bool(a: Any) -> np.ndarray:
