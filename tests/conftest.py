@@ -103,8 +103,9 @@ def _no_recorded_host_time():
     """Every test starts with no GPU host time recorded, and none read from earlier
     processes or saved at exit: the planner's GPU estimates would otherwise depend on the
     tests, or processes, that ran before (:mod:`gblas.planner.hosttime`)."""
-    from gblas.planner import hosttime
+    from gblas.planner import devicetime, hosttime
 
     hosttime.persist(False)
     hosttime.clear()
+    devicetime.clear()
     yield

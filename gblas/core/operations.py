@@ -13,7 +13,7 @@ from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, bad_arg
 from ..formats import CSR
 from ..formats.costing import summary
-from ..planner import hosttime, plan_mxm, plan_mxv
+from ..planner import devicetime, hosttime, plan_mxm, plan_mxv
 from ..semirings import semiring as resolve_semiring
 from ..semirings.ops import Semiring
 from . import executor, hyper
@@ -86,6 +86,23 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
     return plan, run
 
 
+def _device_timed(plan, base, side: bool, semiring: str, masked: bool, call):
+    """``call()``, its kernels bracketed by CUDA events when the plan pulls on the GPU
+    over more than ``hosttime.MAX_ENTRIES`` entries, unmasked, in a format already built
+    with a model estimate (:mod:`gblas.planner.devicetime` reads them later, without
+    waiting)."""
+    model = plan.details.get("device_ms", {}).get(plan.format)
+    if (masked or model is None or base.nvals <= hosttime.MAX_ENTRIES
+            or not base.has_format(plan.format, transposed=side)):
+        return call()
+    pull = base.cached_format("csr", transposed=side)
+    start = devicetime.begin()
+    out = call()
+    devicetime.end(start, plan.format, semiring, model / 1e3,
+                   None if pull is None else summary(pull))
+    return out
+
+
 def repeated_mxv(A, x, semiring="plus_times"):
     """A function computing ``A (+.*) x`` again and again, for an iterative algorithm
     whose full dense ``x`` is rewritten in place between calls: the arguments are
@@ -117,7 +134,11 @@ def repeated_mxv(A, x, semiring="plus_times"):
         p = plan_mxv(base, transposed, x, None, s, config.current())
         if p.key is None or p.direction != "pull":  # e.g. a pinned direction: the call
             return whole()
-        return executor.kernel(p)(executor.operand(p, base), xd, None, s, types)
+        kernel = executor.kernel(p)
+        if p.device != "gpu":
+            return kernel(executor.operand(p, base), xd, None, s, types)
+        return _device_timed(p, base, transposed, s.name, False,
+                             lambda: kernel(executor.operand(p, base), xd, None, s, types))
 
     return product
 
@@ -171,11 +192,12 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     side = plan.transposed[0] if plan.transposed else False
     keep = base.nvals <= hosttime.MAX_ENTRIES and base.has_format(plan.format,
                                                                  transposed=side)
-    y = run()
+    name = resolve_semiring(semiring, "mxv").name
+    y = _device_timed(plan, base, side, name, mask is not None, run)
     if keep:  # kept with the matrix's pull CSR too, whose memo the planner reads
         pull = base.cached_format("csr", transposed=side)
-        hosttime.record(plan.format, resolve_semiring(semiring, "mxv").name,
-                        time.perf_counter() - t0, None if pull is None else summary(pull))
+        hosttime.record(plan.format, name, time.perf_counter() - t0,
+                        None if pull is None else summary(pull))
     return y
 
 

@@ -32,7 +32,7 @@ from ..config import Settings
 from ..exceptions import NoKernel
 from ..formats import FORMATS, pull_formats
 from ..formats.gpu_segmented import DEFAULT_HOT
-from . import cost, hosttime
+from . import cost, devicetime, hosttime
 from .plan import Plan
 
 
@@ -408,7 +408,7 @@ def _host_us(host_s: dict, source: str) -> dict:
 
 def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int], l2: int,
                             allowed_frac: float, fold: str, expected_uses: int | None,
-                            host_s: dict | None = None):
+                            host_s: dict, semiring: str = ""):
     """The CSR choice without the statistics of the other GPU formats, when no format can
     pay even at its best (every entry in the hot segment, no panel runs beyond the
     entries, no gather of ``x``): their estimated times only grow as the measured
@@ -419,8 +419,12 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
     statistics are measured then."""
     m, n = csr.shape
     a_val, x_bytes, y_bytes = sizes
-    best = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, 1.0,
-                                   allowed_frac, 0.0, fold, host_s=host_s)
+    model = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, 1.0,
+                                    allowed_frac, 0.0, fold, host_s=dict.fromkeys(host_s, 0.0))
+    model_s = {f: e.seconds for f, e in model.items()}
+    dev_s, dev_from = devicetime.device_seconds(model_s, semiring, cost.summary(csr))
+    best = {f: dataclasses.replace(e, seconds=dev_s[f] + host_s.get(f, 0.0))
+            for f, e in model.items()}
     others = [f for f in best if f != "csr"]
     if not others or any(A.has_format(f, transposed=transposed) for f in others):
         return None
@@ -432,7 +436,8 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
     details = {"l2_bytes": l2, "uses": uses,
                "estimates_ms": {"csr": round(base.seconds * 1e3, 3)},
                "bound_ms": {f: round(best[f].seconds * 1e3, 3) for f in others},
-               "build_s": {f: round(best[f].build_seconds, 4) for f in others}}
+               "build_s": {f: round(best[f].build_seconds, 4) for f in others},
+               "device_ms": {"csr": round(model_s["csr"] * 1e3, 4)}, "device_from": dev_from}
     calls, _, so_far = _horizon(uses, expected_uses, details)
     at_best = (f"at best {fastest} {best[fastest].seconds * 1e3:.3g} ms against csr "
                f"{base.seconds * 1e3:.3g} ms per call")
@@ -464,7 +469,9 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     ``expected_uses``: the calls the caller expects (``gb.config(expected_uses=...)``),
     a build is weighed against ``max(uses + 1, expected_uses)`` calls.  Each estimate's
     host time is the one measured for its format and ``semiring`` in this process where
-    there is one (:mod:`~gblas.planner.hosttime`; ``details["host_us"]``).
+    there is one (:mod:`~gblas.planner.hosttime`; ``details["host_us"]``), and on large
+    graphs the device's part as measured (:mod:`~gblas.planner.devicetime`;
+    ``details["device_from"]``; the model's part is ``details["device_ms"]``).
 
     Returns
     -------
@@ -485,7 +492,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
         cost.summary(csr), nnz=csr.nnz)
     if fixed is None:
         bounded = _gpu_formats_cannot_pay(A, csr, transposed, (a_val, x_bytes, y_bytes), l2,
-                                          allowed_frac, fold, expected_uses, host_s)
+                                          allowed_frac, fold, expected_uses, host_s, semiring)
         if bounded is not None:
             bounded[2]["host_us"] = _host_us(host_s, host_from)
             return bounded
@@ -505,7 +512,10 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                  + (" (columns relabelled by in-degree)" if relabel else ""))
         fixed = memo[key] = (est, facts, where)
     device_est, facts, where = fixed
-    est = {f: dataclasses.replace(e, seconds=e.seconds + host_s.get(f, 0.0))
+    model_s = {f: e.seconds for f, e in device_est.items()}
+    # the device's part as measured where large calls were timed (devicetime)
+    dev_s, dev_from = devicetime.device_seconds(model_s, semiring, cost.summary(csr))
+    est = {f: dataclasses.replace(e, seconds=dev_s[f] + host_s.get(f, 0.0))
            for f, e in device_est.items()}
     ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms" for f, v in est.items()) \
         + " per call"
@@ -513,7 +523,9 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     uses = total_uses(A, transposed)
     details = dict(facts, uses=uses, build_s=dict(facts["build_s"]),  # a Plan's own copy
                    estimates_ms={f: round(v.seconds * 1e3, 3) for f, v in est.items()},
-                   host_us=_host_us(host_s, host_from))
+                   host_us=_host_us(host_s, host_from),
+                   device_ms={f: round(v * 1e3, 4) for f, v in model_s.items()},
+                   device_from=dev_from)
     calls, paid_by, so_far = _horizon(uses, expected_uses, details)
     others = [f for f in est if f != "csr"]
     built = [f for f in others if A.has_format(f, transposed=transposed)]

@@ -54,7 +54,7 @@ from collections import deque
 from pathlib import Path
 
 __all__ = ["MAX_ENTRIES", "MIN_CALLS", "WINDOW", "clear", "generation", "host_seconds",
-           "machine_key", "persist", "record", "record_path", "save", "set_aside"]
+           "bump", "machine_key", "persist", "record", "record_path", "save", "set_aside"]
 
 #: Calls kept per (format, semiring).
 WINDOW = 15
@@ -89,6 +89,11 @@ _generation = [0]
 def generation() -> int:
     """How many times an estimate's source changed (for memoized plans)."""
     return _generation[0]
+
+
+def bump() -> None:
+    """Note that a source of estimates changed (:mod:`~gblas.planner.devicetime` too)."""
+    _generation[0] += 1
 
 
 def clear() -> None:

@@ -1,0 +1,149 @@
+"""Device time of large GPU pull calls, measured as they run, for the planner's estimates.
+
+A GPU format's estimate is a model of its device time (bytes over a bandwidth fitted per
+format, ``gblas.planner.cost``) plus its host time (:mod:`~gblas.planner.hosttime`).  On
+large graphs the device's part decides, and the fitted bandwidths miss on another card
+(gpu_heavy_light ran 16-31% slower on an H100 than its H200 fit at Kronecker 20-22).
+
+So the operation layer brackets the kernels of every planned GPU pull call over more than
+:data:`~gblas.planner.hosttime.MAX_ENTRIES` entries (where the device's part dominates)
+with two CUDA events, without waiting for them; a later call reads the pairs that have
+completed (``cudaEventQuery``: no synchronization) and records the elapsed time next to
+the model's estimate for that call.  The planner then takes, per format,
+
+1. the median of the matrix's own measured calls (kept with its CSR), else
+2. the model scaled by the median ratio measured / modelled over the format's calls on any
+   matrix with the same semiring, else any semiring (bounded: :data:`SCALE_BOUNDS`), else
+3. the model.
+
+``gb.explain`` shows the source in ``details["device_from"]``.
+
+Examples
+--------
+>>> clear()
+>>> device_seconds({"csr": 1e-3, "gpu_heavy_light": 4e-4}, "plus_times")[1]
+'model'
+>>> for _ in range(3):
+...     record("gpu_heavy_light", "plus_times", 5e-4, 4e-4)
+>>> secs, source = device_seconds({"csr": 1e-3, "gpu_heavy_light": 4e-4}, "plus_times")
+>>> round(secs["gpu_heavy_light"] * 1e6), round(secs["csr"] * 1e6), source
+(500, 1000, 'gpu_heavy_light x1.25 over 3 calls')
+>>> clear()
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+from typing import Any
+
+from . import hosttime
+
+__all__ = ["SCALE_BOUNDS", "begin", "clear", "device_seconds", "end", "record"]
+
+#: The measured / modelled ratio applied to a format's model stays within these bounds.
+SCALE_BOUNDS = (0.5, 2.0)
+#: Event pairs waiting to complete, at most (the oldest are dropped).
+MAX_PENDING = 64
+
+#: (format, semiring) -> measured / modelled ratios of recent calls over any matrix.
+_ratios: dict[tuple[str, str], deque] = {}
+#: Event pairs not yet read: (start, end, format, semiring, modelled s, matrix memo).
+_pending: deque = deque(maxlen=MAX_PENDING)
+
+
+def clear() -> None:
+    """Forget every measured call and pending event (tests)."""
+    _ratios.clear()
+    _pending.clear()
+
+
+def record(fmt: str, semiring: str, seconds: float, model_s: float,
+           own: dict | None = None) -> None:
+    """Record one call's device ``seconds`` in ``fmt`` over ``semiring``, whose model
+    estimate was ``model_s``; ``own``: the matrix's memo (its CSR's summary).  A source of
+    estimates that first reaches :data:`~gblas.planner.hosttime.MIN_CALLS` calls changes
+    :func:`~gblas.planner.hosttime.generation` (memoized plans are redone)."""
+    if not (seconds > 0 and model_s > 0):
+        return
+    for where, key, value in ((_ratios, (fmt, semiring), seconds / model_s),
+                              (own, ("device_s", fmt, semiring), seconds)):
+        if where is None:
+            continue
+        q = where.get(key)
+        if q is None:
+            q = where[key] = deque(maxlen=hosttime.WINDOW)
+        q.append(float(value))
+        if len(q) == hosttime.MIN_CALLS:
+            hosttime.bump()
+
+
+def begin(stream: Any = None) -> Any:
+    """A CUDA event recorded now on the current stream (before a call's kernels)."""
+    import cupy as cp
+
+    ev = cp.cuda.Event()
+    ev.record(stream)
+    return ev
+
+
+def end(start: Any, fmt: str, semiring: str, model_s: float, own: dict | None) -> None:
+    """Record an event after the call's kernels; read the pairs that have completed."""
+    import cupy as cp
+
+    ev = cp.cuda.Event()
+    ev.record()
+    _pending.append((start, ev, fmt, semiring, float(model_s), own))
+    collect()
+
+
+def collect() -> None:
+    """Record the pending pairs whose end has completed (none is waited for)."""
+    import cupy as cp
+
+    while _pending and _pending[0][1].done:
+        start, stop, fmt, semiring, model_s, own = _pending.popleft()
+        record(fmt, semiring, 1e-3 * cp.cuda.get_elapsed_time(start, stop), model_s, own)
+
+
+def device_seconds(model: dict[str, float], semiring: str,
+                   own: dict | None = None) -> tuple[dict[str, float], str]:
+    """Each format's device seconds per call, and where they come from.
+
+    Parameters
+    ----------
+    model : dict
+        Format name -> the model's device seconds.
+    semiring : str
+        The semiring's name.
+    own : dict, optional
+        The matrix's memo (its CSR's summary), holding its own measured calls.
+
+    Returns
+    -------
+    (dict, str)
+        Format -> seconds (measured on this matrix, else the model scaled by the
+        format's measured / modelled ratio, else the model) and a few words.
+    """
+    if _pending:
+        collect()
+    if not _ratios:
+        return dict(model), "model"
+    lo, hi = SCALE_BOUNDS
+    out, words = {}, []
+    for f, m in model.items():
+        q = None if own is None else own.get(("device_s", f, semiring))
+        if q is not None and len(q) >= hosttime.MIN_CALLS:
+            out[f] = statistics.median(q)
+            words.append(f"{f} measured here over {len(q)} calls")
+            continue
+        r = _ratios.get((f, semiring))
+        if r is None or len(r) < hosttime.MIN_CALLS:
+            r = [t for (g, _), q2 in _ratios.items() if g == f for t in q2][-hosttime.WINDOW:]
+        if len(r) >= hosttime.MIN_CALLS:
+            k = min(max(statistics.median(r), lo), hi)
+            out[f] = m * k
+            words.append(f"{f} x{k:.3g} over {len(r)} calls")
+        else:
+            out[f] = m
+    return out, "; ".join(words) or "model"

@@ -1,0 +1,110 @@
+"""Device time of large GPU calls measured as they run, and the GPU estimates that take it."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import gblas as gb
+from gblas.planner import devicetime, hosttime
+
+MODEL = {"csr": 1e-3, "gpu_segmented": 8e-4, "gpu_heavy_light": 4e-4}
+
+
+@pytest.fixture(autouse=True)
+def _fresh():
+    devicetime.clear()
+    yield
+    devicetime.clear()
+
+
+def test_the_model_until_enough_calls():
+    assert devicetime.device_seconds(MODEL, "plus_times") == (MODEL, "model")
+    for _ in range(hosttime.MIN_CALLS - 1):
+        devicetime.record("csr", "plus_times", 2e-3, 1e-3)
+    assert devicetime.device_seconds(MODEL, "plus_times")[0] == MODEL
+    devicetime.record("csr", "plus_times", 2e-3, 1e-3)
+    secs, source = devicetime.device_seconds(MODEL, "plus_times")
+    assert secs["csr"] == pytest.approx(2e-3) and source == "csr x2 over 3 calls"
+    assert secs["gpu_heavy_light"] == MODEL["gpu_heavy_light"]   # not measured: the model
+
+
+def test_a_matrix_own_calls_then_the_ratio_then_any_semiring():
+    own = {}
+    for _ in range(3):
+        devicetime.record("gpu_heavy_light", "plus_times", 6e-4, 4e-4, own)  # x1.5 here
+        devicetime.record("gpu_heavy_light", "plus_times", 1.2e-3, 1e-3)    # x1.2 elsewhere
+    mine, source = devicetime.device_seconds(MODEL, "plus_times", own)
+    assert mine["gpu_heavy_light"] == pytest.approx(6e-4)
+    assert "measured here over 3 calls" in source
+    other, _ = devicetime.device_seconds(MODEL, "plus_times", {})
+    assert other["gpu_heavy_light"] == pytest.approx(4e-4 * np.median([1.5] * 3 + [1.2] * 3))
+    # another semiring: the format's ratios over any semiring
+    anysr, _ = devicetime.device_seconds(MODEL, "min_plus", {})
+    assert anysr["gpu_heavy_light"] == pytest.approx(other["gpu_heavy_light"])
+
+
+def test_the_ratio_is_bounded_and_nonsense_is_ignored():
+    for _ in range(3):
+        devicetime.record("csr", "plus_times", 1.0, 1e-3)       # a stall: x1000
+        devicetime.record("csr", "plus_times", -1.0, 1e-3)      # ignored
+        devicetime.record("csr", "plus_times", 1e-3, 0.0)       # no model: ignored
+    secs, _ = devicetime.device_seconds(MODEL, "plus_times")
+    assert secs["csr"] == pytest.approx(MODEL["csr"] * devicetime.SCALE_BOUNDS[1])
+
+
+def test_a_new_source_changes_the_generation():
+    g = hosttime.generation()
+    for _ in range(hosttime.MIN_CALLS):
+        devicetime.record("csr", "plus_times", 1e-3, 1e-3)
+    assert hosttime.generation() == g + 1
+
+
+def test_the_gpu_pull_rule_takes_the_measured_device_time(monkeypatch):
+    """With the device's facts stubbed (a host matrix), the GPU rule's csr estimate is the
+    matrix's measured device time plus the host's, and says so; the model stays in
+    ``device_ms``."""
+    from gblas import hardware
+    from gblas.formats.costing import summary
+    from gblas.planner import choose
+
+    monkeypatch.setattr(hardware, "gpu_l2_bytes", lambda: 50 << 20)
+    monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 1 << 40)
+    A = gb.Matrix.from_scipy(sp.random(3000, 3000, density=0.003, format="csr",
+                                       random_state=2))
+    csr = A.get_format("csr")
+
+    def details():
+        return choose.choose_gpu_pull_format(A, csr, False, 8, 9, expected_uses=1000,
+                                             semiring="plus_times")[2]
+
+    before = details()
+    assert before["device_from"] == "model"
+    for _ in range(3):
+        devicetime.record("csr", "plus_times", 0.01, before["device_ms"]["csr"] / 1e3,
+                          summary(csr))
+    after = details()
+    assert "csr measured here" in after["device_from"]
+    host_ms = after["host_us"]["csr"] / 1e3
+    assert after["estimates_ms"]["csr"] == pytest.approx(10.0 + host_ms, abs=2e-3)
+    assert after["device_ms"]["csr"] == before["device_ms"]["csr"]   # the model, kept
+
+
+@pytest.mark.gpu
+def test_gpu_calls_are_timed_by_events(monkeypatch):
+    cp = pytest.importorskip("cupy", reason="CuPy is not installed")
+    from gblas._device import gpu_available
+
+    if not gpu_available():
+        pytest.skip("CuPy sees no CUDA device")
+    monkeypatch.setattr(hosttime, "MAX_ENTRIES", 100)   # this small matrix counts as large
+    S = sp.random(2000, 2000, density=0.01, format="csr", random_state=4, dtype=np.float32)
+    A = gb.Matrix.from_scipy(S).to("gpu")
+    x = gb.Vector.from_dense(np.ones(2000, np.float32)).to("gpu")
+    ys = [gb.mxv(A, x, "plus_times") for _ in range(6)]
+    cp.cuda.Device().synchronize()
+    plan = gb.explain(gb.mxv, A, x, "plus_times")
+    assert "measured here" in plan.details["device_from"], plan.details["device_from"]
+    want = S @ np.ones(2000, np.float32)
+    got = ys[-1].to_dense()
+    got = got.get() if hasattr(got, "get") else np.asarray(got)
+    np.testing.assert_allclose(got, want, rtol=1e-5)
