@@ -9,7 +9,8 @@ first pinned call on a new device Matrix less one warm call.  The error is
 ``estimate / measured - 1``; the issue's bound is 25% for the format the planner picks.
 The raw figures go to a JSON file next to the table, for refitting the constants.
 A build is timed twice (on two new Matrices) and the faster kept: the first may compile.
-Three estimates are reported: after the calls timed (this process's host times), as a new
+Three estimates are reported: after the calls timed (this process's host times, and the
+device times of the calls over 2^21 entries, `gblas.planner.devicetime`), as a new
 process's first call (the host times earlier processes saved: run the script twice, the
 second run's table is the one to read) and with the constants alone.
 
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.bench_gpu_shards import _log, _sync, graphs, time_ms
-from gblas.planner import hosttime
+from gblas.planner import devicetime, hosttime
 
 FORMATS = ("csr", "gpu_segmented", "gpu_heavy_light")
 #: The calls the estimates are told to expect: enough that no format is left unestimated.
@@ -54,11 +55,13 @@ def measure(name: str, A, repeat: int) -> list[dict]:
         x = gb.Vector.from_dense(np.ones(n, xdt)).to("gpu")
         G = M.to("gpu")
         # every format estimated (told of many calls, the rule measures the statistics)
-        with hosttime.set_aside(), gb.config(expected_uses=EXPECTED):
+        with hosttime.set_aside(), devicetime.set_aside(), \
+                gb.config(expected_uses=EXPECTED):
             plan = gb.explain(gb.mxv, G, x, sr)  # the constants alone, as a first process
         est = dict(plan.details.get("estimates_ms", {}))
         # as a new process's first call: the host times earlier processes saved
-        with hosttime.set_aside(prior=True), gb.config(expected_uses=EXPECTED):
+        with hosttime.set_aside(prior=True), devicetime.set_aside(), \
+                gb.config(expected_uses=EXPECTED):
             prior = gb.explain(gb.mxv, M.to("gpu"), x, sr)
         est_prior = {**est, **prior.details.get("estimates_ms", {})}
         build_est = dict(plan.details.get("build_s", {}))
@@ -92,9 +95,11 @@ def measure(name: str, A, repeat: int) -> list[dict]:
             after = gb.explain(gb.mxv, M.to("gpu"), x, sr)
         row["est_ms"] = {**est, **after.details.get("estimates_ms", {})}
         row["host_us"] = after.details.get("host_us", {})
+        row["device_from"] = after.details.get("device_from")
         _log(f"{name} {label}: " + ", ".join(
             f"{f} est {est[f]:.3f} -> {row['est_ms'][f]:.3f} / {row['ms'][f]:.3f} ms"
-            for f in row["ms"]) + f" (host {row['host_us'].get('from')})")
+            for f in row["ms"]) + f" (host {row['host_us'].get('from')}; device "
+            f"{row['device_from']})")
         out.append(row)
         del G
     return out

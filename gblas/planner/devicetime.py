@@ -33,13 +33,14 @@ Examples
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 from collections import deque
 from typing import Any
 
 from . import hosttime
 
-__all__ = ["SCALE_BOUNDS", "begin", "clear", "device_seconds", "end", "record"]
+__all__ = ["SCALE_BOUNDS", "begin", "clear", "device_seconds", "end", "record", "set_aside"]
 
 #: The measured / modelled ratio applied to a format's model stays within these bounds.
 SCALE_BOUNDS = (0.5, 2.0)
@@ -56,6 +57,19 @@ def clear() -> None:
     """Forget every measured call and pending event (tests)."""
     _ratios.clear()
     _pending.clear()
+
+
+@contextlib.contextmanager
+def set_aside():
+    """Within the block nothing is measured (the estimates take the model); the calls
+    measured before come back after it, those inside are dropped."""
+    kept = dict(_ratios)
+    _ratios.clear()
+    try:
+        yield
+    finally:
+        _ratios.clear()
+        _ratios.update(kept)
 
 
 def record(fmt: str, semiring: str, seconds: float, model_s: float,
