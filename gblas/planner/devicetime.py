@@ -75,14 +75,15 @@ def set_aside():
 def record(fmt: str, semiring: str, seconds: float, model_s: float,
            own: dict | None = None) -> None:
     """Record one call's device ``seconds`` in ``fmt`` over ``semiring``, whose model
-    estimate was ``model_s``; ``own``: the matrix's memo (its CSR's summary).  A source of
-    estimates that first reaches :data:`~gblas.planner.hosttime.MIN_CALLS` calls changes
+    estimate was ``model_s`` (0: none, a pinned format's call: kept with the matrix only);
+    ``own``: the matrix's memo (its CSR's summary).  A source of estimates that first
+    reaches :data:`~gblas.planner.hosttime.MIN_CALLS` calls changes
     :func:`~gblas.planner.hosttime.generation` (memoized plans are redone)."""
-    if not (seconds > 0 and model_s > 0):
+    if not seconds > 0:
         return
-    for where, key, value in ((_ratios, (fmt, semiring), seconds / model_s),
+    for where, key, value in ((_ratios, (fmt, semiring), seconds / max(model_s, 1e-300)),
                               (own, ("device_s", fmt, semiring), seconds)):
-        if where is None:
+        if where is None or (where is _ratios and not model_s > 0):
             continue
         q = where.get(key)
         if q is None:
@@ -141,7 +142,7 @@ def device_seconds(model: dict[str, float], semiring: str,
     """
     if _pending:
         collect()
-    if not _ratios:
+    if not _ratios and not own:
         return dict(model), "model"
     lo, hi = SCALE_BOUNDS
     out, words = {}, []

@@ -47,9 +47,17 @@ def test_the_ratio_is_bounded_and_nonsense_is_ignored():
     for _ in range(3):
         devicetime.record("csr", "plus_times", 1.0, 1e-3)       # a stall: x1000
         devicetime.record("csr", "plus_times", -1.0, 1e-3)      # ignored
-        devicetime.record("csr", "plus_times", 1e-3, 0.0)       # no model: ignored
+        devicetime.record("csr", "plus_times", 1e-3, 0.0)       # no model: no ratio
     secs, _ = devicetime.device_seconds(MODEL, "plus_times")
     assert secs["csr"] == pytest.approx(MODEL["csr"] * devicetime.SCALE_BOUNDS[1])
+
+
+def test_a_call_without_a_model_is_kept_with_its_matrix_only():
+    own = {}
+    for _ in range(3):
+        devicetime.record("gpu_segmented", "plus_times", 3e-3, 0.0, own)  # a pinned format
+    assert devicetime.device_seconds(MODEL, "plus_times")[0] == MODEL
+    assert devicetime.device_seconds(MODEL, "plus_times", own)[0]["gpu_segmented"] == 3e-3
 
 
 def test_a_new_source_changes_the_generation():
