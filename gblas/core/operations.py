@@ -90,11 +90,11 @@ def _device_timed(plan, base, side: bool, semiring: str, masked: bool, call):
     """``call()``, its kernels bracketed by CUDA events when the plan pulls on the GPU
     over more than ``hosttime.MAX_ENTRIES`` entries, unmasked, in a format already built
     (:mod:`gblas.planner.devicetime` reads them later, without waiting; a plan with the
-    model's estimate, ``details["device_ms"]``, gives its ratio too)."""
+    model's estimate, ``details["model_ms"]``, gives its ratio too)."""
     if (masked or base.nvals <= hosttime.MAX_ENTRIES
             or not base.has_format(plan.format, transposed=side)):
         return call()
-    model = plan.details.get("device_ms", {}).get(plan.format, 0.0)
+    model = plan.details.get("model_ms", {}).get(plan.format, 0.0)
     pull = base.cached_format("csr", transposed=side)
     start = devicetime.begin()
     out = call()

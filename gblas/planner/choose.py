@@ -421,10 +421,9 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
     a_val, x_bytes, y_bytes = sizes
     model = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, 1.0,
                                     allowed_frac, 0.0, fold, host_s=dict.fromkeys(host_s, 0.0))
-    model_s = {f: e.seconds for f, e in model.items()}
-    dev_s, dev_from = devicetime.device_seconds(model_s, semiring, cost.summary(csr))
-    best = {f: dataclasses.replace(e, seconds=dev_s[f] + host_s.get(f, 0.0))
-            for f, e in model.items()}
+    model_s = {f: e.seconds + host_s.get(f, 0.0) for f, e in model.items()}
+    call_s, dev_from = devicetime.call_seconds(model_s, semiring, cost.summary(csr), csr.nnz)
+    best = {f: dataclasses.replace(e, seconds=call_s[f]) for f, e in model.items()}
     others = [f for f in best if f != "csr"]
     if not others or any(A.has_format(f, transposed=transposed) for f in others):
         return None
@@ -437,7 +436,7 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
                "estimates_ms": {"csr": round(base.seconds * 1e3, 3)},
                "bound_ms": {f: round(best[f].seconds * 1e3, 3) for f in others},
                "build_s": {f: round(best[f].build_seconds, 4) for f in others},
-               "device_ms": {"csr": round(model_s["csr"] * 1e3, 4)}, "device_from": dev_from}
+               "model_ms": {"csr": round(model_s["csr"] * 1e3, 4)}, "device_from": dev_from}
     calls, _, so_far = _horizon(uses, expected_uses, details)
     at_best = (f"at best {fastest} {best[fastest].seconds * 1e3:.3g} ms against csr "
                f"{base.seconds * 1e3:.3g} ms per call")
@@ -471,7 +470,8 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     host time is the one measured for its format and ``semiring`` in this process where
     there is one (:mod:`~gblas.planner.hosttime`; ``details["host_us"]``), and on large
     graphs the device's part as measured (:mod:`~gblas.planner.devicetime`;
-    ``details["device_from"]``; the model's part is ``details["device_ms"]``).
+    ``details["device_from"]``; the model's whole-call estimates are
+    ``details["model_ms"]``).
 
     Returns
     -------
@@ -512,11 +512,10 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                  + (" (columns relabelled by in-degree)" if relabel else ""))
         fixed = memo[key] = (est, facts, where)
     device_est, facts, where = fixed
-    model_s = {f: e.seconds for f, e in device_est.items()}
-    # the device's part as measured where large calls were timed (devicetime)
-    dev_s, dev_from = devicetime.device_seconds(model_s, semiring, cost.summary(csr))
-    est = {f: dataclasses.replace(e, seconds=dev_s[f] + host_s.get(f, 0.0))
-           for f, e in device_est.items()}
+    model_s = {f: e.seconds + host_s.get(f, 0.0) for f, e in device_est.items()}
+    # on large graphs, the calls as measured by the device's events (devicetime)
+    call_s, dev_from = devicetime.call_seconds(model_s, semiring, cost.summary(csr), csr.nnz)
+    est = {f: dataclasses.replace(e, seconds=call_s[f]) for f, e in device_est.items()}
     ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms" for f, v in est.items()) \
         + " per call"
     base = est["csr"]
@@ -524,7 +523,7 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     details = dict(facts, uses=uses, build_s=dict(facts["build_s"]),  # a Plan's own copy
                    estimates_ms={f: round(v.seconds * 1e3, 3) for f, v in est.items()},
                    host_us=_host_us(host_s, host_from),
-                   device_ms={f: round(v * 1e3, 4) for f, v in model_s.items()},
+                   model_ms={f: round(v * 1e3, 4) for f, v in model_s.items()},
                    device_from=dev_from)
     calls, paid_by, so_far = _horizon(uses, expected_uses, details)
     others = [f for f in est if f != "csr"]

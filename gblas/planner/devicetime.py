@@ -1,33 +1,39 @@
-"""Device time of large GPU pull calls, measured as they run, for the planner's estimates.
+"""Large GPU pull calls timed by the device as they run, for the planner's estimates.
 
-A GPU format's estimate is a model of its device time (bytes over a bandwidth fitted per
-format, ``gblas.planner.cost``) plus its host time (:mod:`~gblas.planner.hosttime`).  On
+A GPU format's estimate is a model: its device time (bytes over a bandwidth fitted per
+format, ``gblas.planner.cost``) plus a host constant (:mod:`~gblas.planner.hosttime`).  On
 large graphs the device's part decides, and the fitted bandwidths miss on another card
 (gpu_heavy_light ran 16-31% slower on an H100 than its H200 fit at Kronecker 20-22).
 
-So the operation layer brackets the kernels of every planned GPU pull call over more than
+So the operation layer brackets every planned GPU pull call over more than
 :data:`~gblas.planner.hosttime.MAX_ENTRIES` entries (where the device's part dominates)
 with two CUDA events, without waiting for them; a later call reads the pairs that have
 completed (``cudaEventQuery``: no synchronization) and records the elapsed time next to
-the model's estimate for that call.  The planner then takes, per format,
+the model's estimate of the whole call.  The span is the call's: the device idles while
+the host prepares the launches, so it holds them too (on an H100 it came within 10% of
+the synchronized wall time).  The planner then estimates a call, per format, as
 
-1. the median of the matrix's own measured calls (kept with its CSR), else
+1. the median span of the matrix's own measured calls (kept with its CSR), else
 2. the model scaled by the median ratio measured / modelled over the format's calls on any
    matrix with the same semiring, else any semiring (bounded: :data:`SCALE_BOUNDS`), else
-3. the model.
+3. the model,
 
-``gb.explain`` shows the source in ``details["device_from"]``.
+on matrices of more than ``MAX_ENTRIES`` entries only (below, the host's time decides and
+is measured as such).  ``gb.explain`` shows the source in ``details["device_from"]``.
 
 Examples
 --------
 >>> clear()
->>> device_seconds({"csr": 1e-3, "gpu_heavy_light": 4e-4}, "plus_times")[1]
+>>> model = {"csr": 1e-3, "gpu_heavy_light": 4e-4}
+>>> call_seconds(model, "plus_times", nnz=1 << 24)[1]
 'model'
 >>> for _ in range(3):
 ...     record("gpu_heavy_light", "plus_times", 5e-4, 4e-4)
->>> secs, source = device_seconds({"csr": 1e-3, "gpu_heavy_light": 4e-4}, "plus_times")
+>>> secs, source = call_seconds(model, "plus_times", nnz=1 << 24)
 >>> round(secs["gpu_heavy_light"] * 1e6), round(secs["csr"] * 1e6), source
 (500, 1000, 'gpu_heavy_light x1.25 over 3 calls')
+>>> call_seconds(model, "plus_times", nnz=1000)[1]   # a small graph: the host decides
+'model'
 >>> clear()
 """
 
@@ -40,7 +46,7 @@ from typing import Any
 
 from . import hosttime
 
-__all__ = ["SCALE_BOUNDS", "begin", "clear", "device_seconds", "end", "record", "set_aside"]
+__all__ = ["SCALE_BOUNDS", "begin", "call_seconds", "clear", "end", "record", "set_aside"]
 
 #: The measured / modelled ratio applied to a format's model stays within these bounds.
 SCALE_BOUNDS = (0.5, 2.0)
@@ -121,18 +127,20 @@ def collect() -> None:
         record(fmt, semiring, 1e-3 * cp.cuda.get_elapsed_time(start, stop), model_s, own)
 
 
-def device_seconds(model: dict[str, float], semiring: str,
-                   own: dict | None = None) -> tuple[dict[str, float], str]:
-    """Each format's device seconds per call, and where they come from.
+def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None,
+                 nnz: int = 0) -> tuple[dict[str, float], str]:
+    """Each format's seconds per call, and where they come from.
 
     Parameters
     ----------
     model : dict
-        Format name -> the model's device seconds.
+        Format name -> the model's estimate of a whole call (device and host).
     semiring : str
         The semiring's name.
     own : dict, optional
         The matrix's memo (its CSR's summary), holding its own measured calls.
+    nnz : int, optional
+        The matrix's entries: at most ``hosttime.MAX_ENTRIES``, the model as it is.
 
     Returns
     -------
@@ -140,6 +148,8 @@ def device_seconds(model: dict[str, float], semiring: str,
         Format -> seconds (measured on this matrix, else the model scaled by the
         format's measured / modelled ratio, else the model) and a few words.
     """
+    if nnz <= hosttime.MAX_ENTRIES:
+        return dict(model), "model"
     if _pending:
         collect()
     if not _ratios and not own:

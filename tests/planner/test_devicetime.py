@@ -8,6 +8,8 @@ import gblas as gb
 from gblas.planner import devicetime, hosttime
 
 MODEL = {"csr": 1e-3, "gpu_segmented": 8e-4, "gpu_heavy_light": 4e-4}
+#: Entries of a matrix large enough that measured calls apply.
+BIG = hosttime.MAX_ENTRIES + 1
 
 
 @pytest.fixture(autouse=True)
@@ -18,12 +20,12 @@ def _fresh():
 
 
 def test_the_model_until_enough_calls():
-    assert devicetime.device_seconds(MODEL, "plus_times") == (MODEL, "model")
+    assert devicetime.call_seconds(MODEL, "plus_times", nnz=BIG) == (MODEL, "model")
     for _ in range(hosttime.MIN_CALLS - 1):
         devicetime.record("csr", "plus_times", 2e-3, 1e-3)
-    assert devicetime.device_seconds(MODEL, "plus_times")[0] == MODEL
+    assert devicetime.call_seconds(MODEL, "plus_times", nnz=BIG)[0] == MODEL
     devicetime.record("csr", "plus_times", 2e-3, 1e-3)
-    secs, source = devicetime.device_seconds(MODEL, "plus_times")
+    secs, source = devicetime.call_seconds(MODEL, "plus_times", nnz=BIG)
     assert secs["csr"] == pytest.approx(2e-3) and source == "csr x2 over 3 calls"
     assert secs["gpu_heavy_light"] == MODEL["gpu_heavy_light"]   # not measured: the model
 
@@ -33,13 +35,13 @@ def test_a_matrix_own_calls_then_the_ratio_then_any_semiring():
     for _ in range(3):
         devicetime.record("gpu_heavy_light", "plus_times", 6e-4, 4e-4, own)  # x1.5 here
         devicetime.record("gpu_heavy_light", "plus_times", 1.2e-3, 1e-3)    # x1.2 elsewhere
-    mine, source = devicetime.device_seconds(MODEL, "plus_times", own)
+    mine, source = devicetime.call_seconds(MODEL, "plus_times", own, BIG)
     assert mine["gpu_heavy_light"] == pytest.approx(6e-4)
     assert "measured here over 3 calls" in source
-    other, _ = devicetime.device_seconds(MODEL, "plus_times", {})
+    other, _ = devicetime.call_seconds(MODEL, "plus_times", {}, BIG)
     assert other["gpu_heavy_light"] == pytest.approx(4e-4 * np.median([1.5] * 3 + [1.2] * 3))
     # another semiring: the format's ratios over any semiring
-    anysr, _ = devicetime.device_seconds(MODEL, "min_plus", {})
+    anysr, _ = devicetime.call_seconds(MODEL, "min_plus", {}, BIG)
     assert anysr["gpu_heavy_light"] == pytest.approx(other["gpu_heavy_light"])
 
 
@@ -48,7 +50,7 @@ def test_the_ratio_is_bounded_and_nonsense_is_ignored():
         devicetime.record("csr", "plus_times", 1.0, 1e-3)       # a stall: x1000
         devicetime.record("csr", "plus_times", -1.0, 1e-3)      # ignored
         devicetime.record("csr", "plus_times", 1e-3, 0.0)       # no model: no ratio
-    secs, _ = devicetime.device_seconds(MODEL, "plus_times")
+    secs, _ = devicetime.call_seconds(MODEL, "plus_times", nnz=BIG)
     assert secs["csr"] == pytest.approx(MODEL["csr"] * devicetime.SCALE_BOUNDS[1])
 
 
@@ -56,8 +58,15 @@ def test_a_call_without_a_model_is_kept_with_its_matrix_only():
     own = {}
     for _ in range(3):
         devicetime.record("gpu_segmented", "plus_times", 3e-3, 0.0, own)  # a pinned format
-    assert devicetime.device_seconds(MODEL, "plus_times")[0] == MODEL
-    assert devicetime.device_seconds(MODEL, "plus_times", own)[0]["gpu_segmented"] == 3e-3
+    assert devicetime.call_seconds(MODEL, "plus_times", nnz=BIG)[0] == MODEL
+    assert devicetime.call_seconds(MODEL, "plus_times", own, BIG)[0]["gpu_segmented"] == 3e-3
+
+
+def test_small_matrices_keep_the_model():
+    for _ in range(3):
+        devicetime.record("csr", "plus_times", 2e-3, 1e-3)
+    assert devicetime.call_seconds(MODEL, "plus_times", nnz=hosttime.MAX_ENTRIES) == \
+        (MODEL, "model")
 
 
 def test_a_new_source_changes_the_generation():
@@ -69,12 +78,12 @@ def test_a_new_source_changes_the_generation():
 
 def test_the_gpu_pull_rule_takes_the_measured_device_time(monkeypatch):
     """With the device's facts stubbed (a host matrix), the GPU rule's csr estimate is the
-    matrix's measured device time plus the host's, and says so; the model stays in
-    ``device_ms``."""
+    matrix's measured call time, and says so; the model stays in ``model_ms``."""
     from gblas import hardware
     from gblas.formats.costing import summary
     from gblas.planner import choose
 
+    monkeypatch.setattr(hosttime, "MAX_ENTRIES", 100)   # this small matrix counts as large
     monkeypatch.setattr(hardware, "gpu_l2_bytes", lambda: 50 << 20)
     monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 1 << 40)
     A = gb.Matrix.from_scipy(sp.random(3000, 3000, density=0.003, format="csr",
@@ -88,13 +97,12 @@ def test_the_gpu_pull_rule_takes_the_measured_device_time(monkeypatch):
     before = details()
     assert before["device_from"] == "model"
     for _ in range(3):
-        devicetime.record("csr", "plus_times", 0.01, before["device_ms"]["csr"] / 1e3,
+        devicetime.record("csr", "plus_times", 0.01, before["model_ms"]["csr"] / 1e3,
                           summary(csr))
     after = details()
     assert "csr measured here" in after["device_from"]
-    host_ms = after["host_us"]["csr"] / 1e3
-    assert after["estimates_ms"]["csr"] == pytest.approx(10.0 + host_ms, abs=2e-3)
-    assert after["device_ms"]["csr"] == before["device_ms"]["csr"]   # the model, kept
+    assert after["estimates_ms"]["csr"] == pytest.approx(10.0)
+    assert after["model_ms"]["csr"] == before["model_ms"]["csr"]   # the model, kept
 
 
 @pytest.mark.gpu
