@@ -86,17 +86,26 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
     return plan, run
 
 
-def _device_timed(plan, base, side: bool, semiring: str, masked: bool, call):
-    """``call()``, its kernels bracketed by CUDA events when the plan pulls on the GPU
-    over more than ``hosttime.MAX_ENTRIES`` entries, unmasked, in a format already built
-    (:mod:`gblas.planner.devicetime` reads them later, without waiting; a plan with the
-    model's estimate, ``details["model_ms"]``, gives its ratio too)."""
-    if (masked or base.nvals <= hosttime.MAX_ENTRIES
+def _timing_start(A, masked: bool):
+    """A CUDA event recorded before planning a call that :func:`_device_timed` may time
+    (a GPU matrix of more than ``hosttime.MAX_ENTRIES`` entries, no mask): the device
+    idles while the host plans, so the span holds the planning too; else None."""
+    if (masked or getattr(A, "device", None) != "gpu"
+            or getattr(A, "nvals", 0) <= hosttime.MAX_ENTRIES):
+        return None
+    return devicetime.begin()
+
+
+def _device_timed(plan, base, side: bool, semiring: str, start, call):
+    """``call()``, and with ``start`` (:func:`_timing_start`) an event after its kernels
+    when the plan pulls on the GPU in a format already built
+    (:mod:`gblas.planner.devicetime` reads the pair later, without waiting; a plan with
+    the model's estimate, ``details["model_ms"]``, gives its ratio too)."""
+    if (start is None or plan.device != "gpu" or plan.direction != "pull"
             or not base.has_format(plan.format, transposed=side)):
         return call()
     model = plan.details.get("model_ms", {}).get(plan.format, 0.0)
     pull = base.cached_format("csr", transposed=side)
-    start = devicetime.begin()
     out = call()
     devicetime.end(start, plan.format, semiring, model / 1e3,
                    None if pull is None else summary(pull))
@@ -131,13 +140,12 @@ def repeated_mxv(A, x, semiring="plus_times"):
         return whole
 
     def product():
+        start = _timing_start(base, False)
         p = plan_mxv(base, transposed, x, None, s, config.current())
         if p.key is None or p.direction != "pull":  # e.g. a pinned direction: the call
             return whole()
         kernel = executor.kernel(p)
-        if p.device != "gpu":
-            return kernel(executor.operand(p, base), xd, None, s, types)
-        return _device_timed(p, base, transposed, s.name, False,
+        return _device_timed(p, base, transposed, s.name, start,
                              lambda: kernel(executor.operand(p, base), xd, None, s, types))
 
     return product
@@ -182,6 +190,7 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     [3.0, 4.0]
     """
     t0 = time.perf_counter()
+    start = _timing_start(A, mask is not None)
     plan, run = prepare_mxv(A, x, semiring, mask=mask, accum=accum, out=out, replace=replace)
     if plan.device != "gpu" or plan.direction != "pull" or plan.key is None:
         return run()
@@ -193,7 +202,7 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     keep = base.nvals <= hosttime.MAX_ENTRIES and base.has_format(plan.format,
                                                                  transposed=side)
     name = resolve_semiring(semiring, "mxv").name
-    y = _device_timed(plan, base, side, name, mask is not None, run)
+    y = _device_timed(plan, base, side, name, start, run)
     if keep:  # kept with the matrix's pull CSR too, whose memo the planner reads
         pull = base.cached_format("csr", transposed=side)
         hosttime.record(plan.format, name, time.perf_counter() - t0,
