@@ -131,10 +131,12 @@ def _fused(A, source: int, parents: bool, plan, progress: bool):
     unreached vertices (its levels run in compiled code: progress reports the total)."""
     kernel = executor.kernel(plan)
     get_AT = (lambda: A.csr(transposed=True)) if plan.details["pull"] else None
-    with Progress("bfs", enabled=progress) as report:
-        # the kernel returns the Vectors' storage: new arrays, owned by them
-        level, parent, stats = kernel(A.csr(), get_AT, source, parents, vectors=True)
-        if progress:
+    # the kernel returns the Vectors' storage: new arrays, owned by them
+    if not progress:
+        level, parent, _ = kernel(A.csr(), get_AT, source, parents, vectors=True)
+    else:
+        with Progress("bfs") as report:
+            level, parent, stats = kernel(A.csr(), get_AT, source, parents, vectors=True)
             report.close(f"{stats['levels']} levels ({stats['push']} push, "
                          f"{stats['pull']} pull) in one fused kernel")
     levels = Vector(level, np.int64, A.device, owned=True)

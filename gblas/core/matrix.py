@@ -379,7 +379,8 @@ class Matrix(MaskViews):
         if name == self._csr.name and not params and (not transposed or (
                 name == "csr" and self.known_symmetric)):
             return self._csr
-        return self._cache.get((name, transposed, tuple(sorted(params.items()))))
+        return self._cache.get((name, transposed,
+                                tuple(sorted(params.items())) if params else ()))
 
     def cache_state(self) -> tuple:
         """The keys of the cached formats, ``(name, transposed, params)``: a plan made on

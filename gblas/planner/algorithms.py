@@ -60,20 +60,21 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     n = int(A.shape[0])
     dev = A.device
     why = _pinned(settings)
-    if why is None and n > _FUSED_MAX_VERTICES:
-        why = f"{n} vertices exceed the fused kernel's 32-bit levels"
-    elif why is None and not has_kernel("bfs", "csr", dev, "levels"):
+    if why is None and n <= _FUSED_MAX_VERTICES:
+        # the fused plan depends on these alone: made once per combination (planning was
+        # a tenth of a small graph's search), where the kernel is registered (it stays so)
+        key = (dev, bool(parents), dev == "gpu" or _transpose_ready(A))
+        plan = _FUSED_BFS_PLANS.get(key)
+        if plan is not None:
+            return plan
+        if has_kernel("bfs", "csr", dev, "levels"):
+            plan = _FUSED_BFS_PLANS[key] = _fused_bfs_plan(*key)
+            return plan
         why = f"no fused BFS kernel registered for {dev}"
-    if why is not None:
-        return Plan("bfs", "csr", "per level", dev, None,
-                    reason=f"loop of planned products ({why})", details={"parents": parents})
-    # the fused plan depends on these alone: made once per combination (planning was a
-    # tenth of a small graph's search)
-    key = (dev, bool(parents), dev == "gpu" or _transpose_ready(A))
-    plan = _FUSED_BFS_PLANS.get(key)
-    if plan is None:
-        plan = _FUSED_BFS_PLANS[key] = _fused_bfs_plan(*key)
-    return plan
+    elif why is None:
+        why = f"{n} vertices exceed the fused kernel's 32-bit levels"
+    return Plan("bfs", "csr", "per level", dev, None,
+                reason=f"loop of planned products ({why})", details={"parents": parents})
 
 
 #: (device, parents, pull) -> the Plan of the fused BFS
