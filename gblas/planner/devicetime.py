@@ -124,7 +124,11 @@ def collect() -> None:
 
     while _pending and _pending[0][1].done:
         start, stop, fmt, semiring, model_s, own = _pending.popleft()
-        record(fmt, semiring, 1e-3 * cp.cuda.get_elapsed_time(start, stop), model_s, own)
+        try:
+            ms = cp.cuda.get_elapsed_time(start, stop)
+        except cp.cuda.runtime.CUDARuntimeError:  # e.g. the current device changed between
+            continue
+        record(fmt, semiring, 1e-3 * ms, model_s, own)
 
 
 def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None,
