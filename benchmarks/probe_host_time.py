@@ -77,7 +77,7 @@ def main(argv=None) -> int:
     prof.disable()
     sync()
     s = io.StringIO()
-    pstats.Stats(prof, stream=s).sort_stats("tottime").print_stats(30)
+    pstats.Stats(prof, stream=s).strip_dirs().sort_stats("tottime").print_stats(30)
     g_all = [r[1] for r in rows]
     py_all = [r[2] for r in rows]
     text = [f"# Host time of a small GPU mxv (Kronecker {args.scale}, {A.nvals:,} entries)", "",
