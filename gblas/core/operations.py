@@ -87,28 +87,32 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
 
 
 def _timing_start(A, masked: bool):
-    """A CUDA event recorded before planning a call that :func:`_device_timed` may time
-    (a GPU matrix of more than ``hosttime.MAX_ENTRIES`` entries, no mask): the device
-    idles while the host plans, so the span holds the planning too; else None."""
-    if (masked or getattr(A, "device", None) != "gpu"
-            or getattr(A, "nvals", 0) <= hosttime.MAX_ENTRIES):
+    """The start of a call that :func:`_device_timed` may time (a matrix of more than
+    ``hosttime.MAX_ENTRIES`` entries, no mask), taken before planning: on the GPU a CUDA
+    event (the device idles while the host plans, so the span holds the planning too),
+    on the CPU the clock; else None."""
+    if masked or getattr(A, "nvals", 0) <= hosttime.MAX_ENTRIES:
         return None
-    return devicetime.begin()
+    return devicetime.begin() if A.device == "gpu" else time.perf_counter()
 
 
 def _device_timed(plan, base, side: bool, semiring: str, start, call):
-    """``call()``, and with ``start`` (:func:`_timing_start`) an event after its kernels
-    when the plan pulls on the GPU in a format already built
+    """``call()``, timed from ``start`` (:func:`_timing_start`) when the plan pulls in a
+    format already built: on the GPU by an event after its kernels
     (:mod:`gblas.planner.devicetime` reads the pair later, without waiting; a plan with
-    the model's estimate, ``details["model_ms"]``, gives its ratio too)."""
-    if (start is None or plan.device != "gpu" or plan.direction != "pull"
+    the model's estimate, ``details["model_ms"]``, gives its ratio too), on the CPU by
+    the clock (kept with the matrix alone)."""
+    if (start is None or plan.direction != "pull"
             or not base.has_format(plan.format, transposed=side)):
         return call()
-    model = plan.details.get("model_ms", {}).get(plan.format, 0.0)
     pull = base.cached_format("csr", transposed=side)
+    own = None if pull is None else summary(pull)
     out = call()
-    devicetime.end(start, plan.format, semiring, model / 1e3,
-                   None if pull is None else summary(pull))
+    if plan.device != "gpu":
+        devicetime.record(plan.format, semiring, time.perf_counter() - start, 0.0, own)
+        return out
+    model = plan.details.get("model_ms", {}).get(plan.format, 0.0)
+    devicetime.end(start, plan.format, semiring, model / 1e3, own)
     return out
 
 
@@ -192,16 +196,18 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     t0 = time.perf_counter()
     start = _timing_start(A, mask is not None)
     plan, run = prepare_mxv(A, x, semiring, mask=mask, accum=accum, out=out, replace=replace)
-    if plan.device != "gpu" or plan.direction != "pull" or plan.key is None:
+    if plan.direction != "pull" or plan.key is None or (plan.device != "gpu" and start is None):
         return run()
+    base, _ = canonical(A, "mxv", "A")
+    side = plan.transposed[0] if plan.transposed else False
+    name = resolve_semiring(semiring, "mxv").name
+    if plan.device != "gpu":  # a large CPU pull: timed by the clock
+        return _device_timed(plan, base, side, name, start, run)
     # a GPU pull returns once its kernels are queued: the call's time is the host's,
     # recorded for the planner's estimates where the device's part is small and no
     # format is built in this call (:mod:`gblas.planner.hosttime`)
-    base, _ = canonical(A, "mxv", "A")
-    side = plan.transposed[0] if plan.transposed else False
     keep = base.nvals <= hosttime.MAX_ENTRIES and base.has_format(plan.format,
                                                                  transposed=side)
-    name = resolve_semiring(semiring, "mxv").name
     y = _device_timed(plan, base, side, name, start, run)
     if keep:  # kept with the matrix's pull CSR too, whose memo the planner reads
         pull = base.cached_format("csr", transposed=side)

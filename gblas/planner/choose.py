@@ -57,9 +57,9 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
         memo = cost.summary(A.csr())
         # the facts the plan read: a GPU plan reads the device's L2, not the CPU's caches
         hw = hardware.gpu_l2_bytes() if A.device == "gpu" else hardware.detect()
-        # (a GPU plan's estimates take the host time measured so far: a new source of it
-        # plans afresh)
-        host = hosttime.generation() if A.device == "gpu" else 0
+        # (the estimates take the host and call times measured so far: a new source of
+        # them plans afresh)
+        host = hosttime.generation()
         key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw, host)
         hit = memo.get(key)
         if (hit is not None and hit[0] is semiring and hit[1] == A.cache_state()
@@ -310,10 +310,18 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
     est = cost.pull_estimates(csr, hw, x_bytes, y_bytes, a_val, allowed_frac, sizes, cands)
     if preferred not in est:
         preferred = "csr"
+    more = {}
+    if allowed_frac == 1.0:  # the formats as measured on this matrix's large calls
+        got, source = devicetime.call_seconds({f: e.seconds for f, e in est.items()},
+                                              semiring, memo, csr.nnz, scale=False)
+        if source != "model":
+            more = {"model_ms": {f: round(e.seconds * 1e3, 3) for f, e in est.items()},
+                    "device_from": source}
+            est = {f: dataclasses.replace(e, seconds=got[f]) for f, e in est.items()}
     uses = total_uses(A, transposed)
     details = {**base_details, "uses": uses,
                "estimates_ms": {f: round(e.seconds * 1e3, 3) for f, e in est.items()},
-               "build_s": {f: round(e.build_seconds, 4) for f, e in est.items()}}
+               "build_s": {f: round(e.build_seconds, 4) for f, e in est.items()}, **more}
     calls, paid_by, so_far = _horizon(uses, expected_uses, details)
     base = est["csr"].seconds
     # formats already built are free: the fastest one estimated below CSR

@@ -21,6 +21,10 @@ the synchronized wall time).  The planner then estimates a call, per format, as
 on matrices of more than ``MAX_ENTRIES`` entries only (below, the host's time decides and
 is measured as such).  ``gb.explain`` shows the source in ``details["device_from"]``.
 
+CPU calls run to their end before returning: the operation layer times the large ones
+with the clock and records them with their matrix (no ratio), and the CPU pull rule takes
+a format's measured median in place of its model.
+
 Examples
 --------
 >>> clear()
@@ -132,7 +136,7 @@ def collect() -> None:
 
 
 def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None,
-                 nnz: int = 0) -> tuple[dict[str, float], str]:
+                 nnz: int = 0, *, scale: bool = True) -> tuple[dict[str, float], str]:
     """Each format's seconds per call, and where they come from.
 
     Parameters
@@ -145,6 +149,10 @@ def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None
         The matrix's memo (its CSR's summary), holding its own measured calls.
     nnz : int, optional
         The matrix's entries: at most ``hosttime.MAX_ENTRIES``, the model as it is.
+    scale : bool, default True
+        Scale unmeasured formats by the ratios measured on other matrices (the GPU's);
+        False: the matrix's own calls only (the CPU's, whose cache behaviour differs
+        from graph to graph more than a ratio carries).
 
     Returns
     -------
@@ -156,7 +164,7 @@ def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None
         return dict(model), "model"
     if _pending:
         collect()
-    if not _ratios and not own:
+    if not (_ratios and scale) and not own:
         return dict(model), "model"
     lo, hi = SCALE_BOUNDS
     out, words = {}, []
@@ -166,8 +174,8 @@ def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None
             out[f] = statistics.median(q)
             words.append(f"{f} measured here over {len(q)} calls")
             continue
-        r = _ratios.get((f, semiring))
-        if r is None or len(r) < hosttime.MIN_CALLS:
+        r = _ratios.get((f, semiring)) if scale else ()
+        if scale and (r is None or len(r) < hosttime.MIN_CALLS):
             r = [t for (g, _), q2 in _ratios.items() if g == f for t in q2][-hosttime.WINDOW:]
         if len(r) >= hosttime.MIN_CALLS:
             k = min(max(statistics.median(r), lo), hi)
