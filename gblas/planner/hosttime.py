@@ -75,6 +75,8 @@ FILE_NAME = "gpu_host_times.json"
 FILE_VERSION = 1
 #: Machines kept in the file (the most recently saved).
 MAX_MACHINES = 8
+#: (format, semiring) records kept per machine: this process's first, then the file's.
+MAX_RECORDS = 256
 
 #: This process's calls, per (format, semiring).
 _calls: dict[tuple[str, str], deque] = {}
@@ -197,6 +199,11 @@ def save() -> Path | None:
     calls = {f"{f}|{sr}": list(ts) for (f, sr), ts in _valid_calls(machines.get(key)).items()}
     for (f, sr), q in _calls.items():
         calls[f"{f}|{sr}"] = (calls.get(f"{f}|{sr}", []) + list(q))[-WINDOW:]
+    if len(calls) > MAX_RECORDS:  # many user-defined semirings: keep the recent ones
+        mine = [f"{f}|{sr}" for f, sr in _calls]
+        ours = set(mine)
+        keep = mine[-MAX_RECORDS:] + [k for k in calls if k not in ours]
+        calls = {k: calls[k] for k in keep[:MAX_RECORDS]}
     machines[key] = {"saved": time.time(), "calls": calls}
     newest = sorted(machines, key=lambda k: -float(machines[k].get("saved", 0)
                                                    if isinstance(machines[k], dict) else 0))

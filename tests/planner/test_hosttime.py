@@ -274,3 +274,16 @@ def test_large_matrices_keep_the_constants():
                                           nnz=hosttime.MAX_ENTRIES + 1)
     assert small["csr"] == pytest.approx(5e-4)
     assert large == DEFAULTS and source.startswith("constants (over")
+
+
+def test_the_file_keeps_a_bounded_number_of_records(cache, monkeypatch):
+    import json
+
+    monkeypatch.setattr(hosttime, "MAX_RECORDS", 4)
+    for k in range(6):
+        for _ in range(3):
+            hosttime.record("csr", f"user_semiring_{k}", 1e-4)
+    hosttime.save()
+    calls = json.loads(hosttime.record_path().read_text())["machines"][
+        hosttime.machine_key()]["calls"]
+    assert sorted(calls) == [f"csr|user_semiring_{k}" for k in range(2, 6)]
