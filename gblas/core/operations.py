@@ -194,7 +194,8 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     [3.0, 4.0]
     """
     t0 = time.perf_counter()
-    start = _timing_start(A, mask is not None)
+    # (a sparse x is pushed or compacted: only a full x's pull is timed)
+    start = _timing_start(A, mask is not None or not getattr(x, "is_full", False))
     plan, run = prepare_mxv(A, x, semiring, mask=mask, accum=accum, out=out, replace=replace)
     if plan.direction != "pull" or plan.key is None or (plan.device != "gpu" and start is None):
         return run()
