@@ -318,6 +318,7 @@ def choose_pull_format(A, transposed: bool, device: str, x_bytes: int, y_bytes: 
             more = {"model_ms": {f: round(e.seconds * 1e3, 3) for f, e in est.items()},
                     "device_from": source}
             est = {f: dataclasses.replace(e, seconds=got[f]) for f, e in est.items()}
+            where = f"{where}; {source}"
     uses = total_uses(A, transposed)
     details = {**base_details, "uses": uses,
                "estimates_ms": {f: round(e.seconds * 1e3, 3) for f, e in est.items()},
@@ -524,6 +525,8 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     # on large graphs, the calls as measured by the device's events (devicetime)
     call_s, dev_from = devicetime.call_seconds(model_s, semiring, cost.summary(csr), csr.nnz)
     est = {f: dataclasses.replace(e, seconds=call_s[f]) for f, e in device_est.items()}
+    if dev_from != "model":
+        where = f"{where}; {dev_from}"
     ests = "est. " + ", ".join(f"{f} {v.seconds * 1e3:.3g} ms" for f, v in est.items()) \
         + " per call"
     base = est["csr"]
