@@ -87,7 +87,7 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
 
 
 def _timing_start(A, masked: bool):
-    """The start of a call that :func:`_device_timed` may time (a matrix of more than
+    """The start of a call that :func:`_timed_pull` may time (a matrix of more than
     ``hosttime.MAX_ENTRIES`` entries, no mask), taken before planning: on the GPU a CUDA
     event (the device idles while the host plans, so the span holds the planning too),
     on the CPU the clock; else None."""
@@ -96,7 +96,7 @@ def _timing_start(A, masked: bool):
     return devicetime.begin() if A.device == "gpu" else time.perf_counter()
 
 
-def _device_timed(plan, base, side: bool, semiring: str, start, call):
+def _timed_pull(plan, base, side: bool, semiring: str, start, call):
     """``call()``, timed from ``start`` (:func:`_timing_start`) when the plan pulls in a
     format already built: on the GPU by an event after its kernels
     (:mod:`gblas.planner.devicetime` reads the pair later, without waiting; a plan with
@@ -149,7 +149,7 @@ def repeated_mxv(A, x, semiring="plus_times"):
         if p.key is None or p.direction != "pull":  # e.g. a pinned direction: the call
             return whole()
         kernel = executor.kernel(p)
-        return _device_timed(p, base, transposed, s.name, start,
+        return _timed_pull(p, base, transposed, s.name, start,
                              lambda: kernel(executor.operand(p, base), xd, None, s, types))
 
     return product
@@ -203,13 +203,13 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     side = plan.transposed[0] if plan.transposed else False
     name = resolve_semiring(semiring, "mxv").name
     if plan.device != "gpu":  # a large CPU pull: timed by the clock
-        return _device_timed(plan, base, side, name, start, run)
+        return _timed_pull(plan, base, side, name, start, run)
     # a GPU pull returns once its kernels are queued: the call's time is the host's,
     # recorded for the planner's estimates where the device's part is small and no
     # format is built in this call (:mod:`gblas.planner.hosttime`)
     keep = base.nvals <= hosttime.MAX_ENTRIES and base.has_format(plan.format,
                                                                  transposed=side)
-    y = _device_timed(plan, base, side, name, start, run)
+    y = _timed_pull(plan, base, side, name, start, run)
     if keep:  # kept with the matrix's pull CSR too, whose memo the planner reads
         pull = base.cached_format("csr", transposed=side)
         hosttime.record(plan.format, name, time.perf_counter() - t0,
