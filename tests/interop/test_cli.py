@@ -11,6 +11,23 @@ def test_info(capsys):
     assert "threads (numba)" in out and "numpy" in out and "gpu" in out
 
 
+def test_info_shows_the_saved_gpu_host_times(capsys, tmp_path, monkeypatch):
+    from gblas.planner import hosttime
+
+    monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
+    assert main(["info"]) == 0
+    assert "none saved yet" in capsys.readouterr().out
+    hosttime.persist(True)
+    try:
+        for _ in range(3):
+            hosttime.record("csr", "plus_times", 1e-4)
+        assert hosttime.save() is not None
+    finally:
+        hosttime.persist(False)
+    assert main(["info"]) == 0
+    assert "1 format-semiring records over 1 machine(s)" in capsys.readouterr().out
+
+
 def test_cpu_description():
     d = cpu_description()
     assert d["cpu"] and d["cores"]
