@@ -86,21 +86,15 @@ def record(fmt: str, semiring: str, seconds: float, model_s: float,
            own: dict | None = None) -> None:
     """Record one call's device ``seconds`` in ``fmt`` over ``semiring``, whose model
     estimate was ``model_s`` (0: none, a pinned format's call: kept with the matrix only);
-    ``own``: the matrix's memo (its CSR's summary).  A source of estimates that first
-    reaches :data:`~gblas.planner.hosttime.MIN_CALLS` calls changes
-    :func:`~gblas.planner.hosttime.generation` (memoized plans are redone)."""
+    ``own``: the matrix's memo (its CSR's summary).  Kept in windows by
+    :func:`~gblas.planner.hosttime.push` (a new source of estimates redoes memoized
+    plans)."""
     if not seconds > 0:
         return
-    for where, key, value in ((_ratios, (fmt, semiring), seconds / max(model_s, 1e-300)),
-                              (own, ("device_s", fmt, semiring), seconds)):
-        if where is None or (where is _ratios and not model_s > 0):
-            continue
-        q = where.get(key)
-        if q is None:
-            q = where[key] = deque(maxlen=hosttime.WINDOW)
-        q.append(float(value))
-        if len(q) == hosttime.MIN_CALLS:
-            hosttime.bump()
+    if model_s > 0:
+        hosttime.push(_ratios, (fmt, semiring), seconds / model_s)
+    if own is not None:
+        hosttime.push(own, ("device_s", fmt, semiring), seconds)
 
 
 def begin(stream: Any = None) -> Any:

@@ -54,7 +54,8 @@ from collections import deque
 from pathlib import Path
 
 __all__ = ["MAX_ENTRIES", "MIN_CALLS", "WINDOW", "clear", "generation", "host_seconds",
-           "bump", "machine_key", "persist", "record", "record_path", "save", "set_aside"]
+           "machine_key", "persist", "push", "record", "record_path", "save",
+           "set_aside"]
 
 #: Calls kept per (format, semiring).
 WINDOW = 15
@@ -91,11 +92,6 @@ _generation = [0]
 def generation() -> int:
     """How many times an estimate's source changed (for memoized plans)."""
     return _generation[0]
-
-
-def bump() -> None:
-    """Note that a source of estimates changed (:mod:`~gblas.planner.devicetime` too)."""
-    _generation[0] += 1
 
 
 def clear() -> None:
@@ -255,18 +251,24 @@ def set_aside(*, prior: bool = False):
         _prior.update(kept_prior)
 
 
+def push(where: dict, key: tuple, value: float) -> None:
+    """Append ``value`` to the window of the last :data:`WINDOW` values kept under ``key``;
+    a window that reaches :data:`MIN_CALLS` values is a new source of estimates
+    (:func:`generation` moves)."""
+    q = where.get(key)
+    if q is None:
+        q = where[key] = deque(maxlen=WINDOW)
+    q.append(float(value))
+    if len(q) == MIN_CALLS:
+        _generation[0] += 1
+
+
 def record(fmt: str, semiring: str, seconds: float, own: dict | None = None) -> None:
     """Record the host seconds of one GPU pull call in ``fmt`` over ``semiring``; ``own``:
     the matrix's memo (its CSR's summary), which keeps the matrix's own calls too."""
-    for where, key in ((_calls, (fmt, semiring)), (own, ("host_s", fmt, semiring))):
-        if where is None:
-            continue
-        q = where.get(key)
-        if q is None:
-            q = where[key] = deque(maxlen=WINDOW)
-        q.append(float(seconds))
-        if len(q) == MIN_CALLS:
-            _generation[0] += 1
+    push(_calls, (fmt, semiring), seconds)
+    if own is not None:
+        push(own, ("host_s", fmt, semiring), seconds)
     _state["dirty"] = True
     if not _state["hooked"]:
         _state["hooked"] = True

@@ -12,13 +12,6 @@ MODEL = {"csr": 1e-3, "gpu_segmented": 8e-4, "gpu_heavy_light": 4e-4}
 BIG = hosttime.MAX_ENTRIES + 1
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    devicetime.clear()
-    yield
-    devicetime.clear()
-
-
 def test_the_model_until_enough_calls():
     assert devicetime.call_seconds(MODEL, "plus_times", nnz=BIG) == (MODEL, "model")
     for _ in range(hosttime.MIN_CALLS - 1):

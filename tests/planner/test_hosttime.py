@@ -10,13 +10,6 @@ from gblas.planner import hosttime
 DEFAULTS = {"csr": 5e-5, "gpu_segmented": 1.2e-4, "gpu_heavy_light": 1e-4}
 
 
-@pytest.fixture(autouse=True)
-def _fresh_record():
-    hosttime.clear()
-    yield
-    hosttime.clear()
-
-
 def test_constants_until_enough_calls():
     assert hosttime.host_seconds(DEFAULTS, "plus_times") == (DEFAULTS, "constants")
     for _ in range(hosttime.MIN_CALLS - 1):
