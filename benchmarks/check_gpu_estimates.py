@@ -59,8 +59,9 @@ def measure(name: str, A, repeat: int) -> list[dict]:
                 gb.config(expected_uses=EXPECTED):
             plan = gb.explain(gb.mxv, G, x, sr)  # the constants alone, as a first process
         est = dict(plan.details.get("estimates_ms", {}))
-        # as a new process's first call: the host times earlier processes saved
-        with hosttime.set_aside(prior=True), devicetime.set_aside(), \
+        # as a new process's first call: the host times and device-time ratios earlier
+        # processes saved
+        with hosttime.set_aside(prior=True), devicetime.set_aside(prior=True), \
                 gb.config(expected_uses=EXPECTED):
             prior = gb.explain(gb.mxv, M.to("gpu"), x, sr)
         est_prior = {**est, **prior.details.get("estimates_ms", {})}
@@ -68,6 +69,7 @@ def measure(name: str, A, repeat: int) -> list[dict]:
         row = {"graph": name, "case": label, "n": int(n), "nnz": int(M.nvals),
                "chosen": plan.format, "est_const_ms": est, "est_prior_ms": est_prior,
                "prior_from": prior.details.get("host_us", {}).get("from"),
+               "prior_device_from": prior.details.get("device_from"),
                "est_build_s": build_est,
                "ms": {}, "build_s": {}}
         K = M.to("gpu")  # every format's timed calls on one Matrix, which keeps them
@@ -162,9 +164,12 @@ def summary(rows: list[dict], key: str = "est_ms") -> str:
 
 
 def _prior_words(rows: list[dict]) -> str:
-    """How many products had earlier processes' host times to start from."""
-    had = sum(bool(r.get("prior_from")) and "earlier" in r["prior_from"] for r in rows)
-    return f"{had} of {len(rows)} products had some; `{hosttime.FILE_NAME}`"
+    """How many products had earlier processes' host times, and device-time ratios, to
+    start from."""
+    had = sum("earlier" in (r.get("prior_from") or "") for r in rows)
+    dev = sum("earlier" in (r.get("prior_device_from") or "") for r in rows)
+    return (f"{had} of {len(rows)} products had host times, {dev} device-time ratios; "
+            f"`{hosttime.FILE_NAME}`")
 
 
 def main(argv=None) -> int:
@@ -191,8 +196,8 @@ def main(argv=None) -> int:
             f"(planner, kernels, write-back), the device synchronized.", "",
             "Estimates with the host time measured in this process "
             "(`gblas.planner.hosttime`, after the calls timed):", "", summary(rows), "",
-            "A new process's first estimate, with the host times earlier processes on "
-            f"this machine saved ({_prior_words(rows)}):", "",
+            "A new process's first estimate, with the host times and device-time ratios "
+            f"earlier processes on this machine saved ({_prior_words(rows)}):", "",
             summary(rows, "est_prior_ms"), "",
             "With the constants alone (the first process on a machine):", "",
             summary(rows, "est_const_ms"), "", table(rows), ""]

@@ -189,7 +189,8 @@ def _kernel_cache_info() -> dict[str, str]:
 
 
 def _host_time_info() -> str:
-    """Where the GPU calls' host times of earlier processes are kept, and how many."""
+    """Where the GPU calls' host times (and device-time ratios) of earlier processes are
+    kept, and how many."""
     import json
 
     from .planner import hosttime
@@ -199,8 +200,11 @@ def _host_time_info() -> str:
         machines = json.loads(path.read_text()).get("machines", {})
     except (OSError, ValueError, AttributeError):
         return f"{path}: none saved yet (GPU calls save theirs at exit)"
-    lists = sum(len(m.get("calls", {})) for m in machines.values() if isinstance(m, dict))
-    return f"{path}: {lists} format-semiring records over {len(machines)} machine(s)"
+    ms = [m for m in machines.values() if isinstance(m, dict)]
+    host = sum(len(m.get("calls", {})) for m in ms)
+    ratios = sum(len(m.get("ratios", {})) for m in ms)
+    return (f"{path}: {host} format-semiring records of host time and {ratios} of device "
+            f"time over {len(machines)} machine(s)")
 
 
 def _bar(done: int, total: int, name: str, elapsed: float, width: int = 28) -> str:

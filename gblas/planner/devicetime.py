@@ -21,6 +21,12 @@ the synchronized wall time).  The planner then estimates a call, per format, as
 on matrices of more than ``MAX_ENTRIES`` entries only (below, the host's time decides and
 is measured as such).  ``gb.explain`` shows the source in ``details["device_from"]``.
 
+The ratios outlive the process: they are saved at exit with the host times
+(:mod:`~gblas.planner.hosttime`, the same file and machine key), and a new process on
+the same machine scales the model by the earlier processes' ratios until it has
+measured its own: a card the model was not fitted on is known from the first large call.
+A matrix's own calls are not saved (a new process holds a new Matrix).
+
 CPU calls run to their end before returning: the operation layer times the large ones
 with the clock and records them with their matrix (no ratio), and the CPU pull rule takes
 a format's measured median in place of its model.
@@ -59,27 +65,40 @@ MAX_PENDING = 64
 
 #: (format, semiring) -> measured / modelled ratios of recent calls over any matrix.
 _ratios: dict[tuple[str, str], deque] = {}
+#: The same, of earlier processes on this machine (read from the file once).
+_prior: dict[tuple[str, str], tuple[float, ...]] = {}
+#: A saved ratio outside this open range is not trusted (a stall, a corrupt file).
+VALID_RATIOS = (1e-3, 1e3)
+hosttime.keep_saved("ratios", _ratios, _prior, VALID_RATIOS)
 #: Event pairs not yet read: (start, end, format, semiring, modelled s, matrix memo).
 _pending: deque = deque(maxlen=MAX_PENDING)
 
 
 def clear() -> None:
-    """Forget every measured call and pending event (tests)."""
+    """Forget every measured call, this process's and earlier ones', and every pending
+    event (tests)."""
     _ratios.clear()
+    _prior.clear()
     _pending.clear()
 
 
 @contextlib.contextmanager
-def set_aside():
-    """Within the block nothing is measured (the estimates take the model); the calls
-    measured before come back after it, those inside are dropped."""
-    kept = dict(_ratios)
+def set_aside(*, prior: bool = False):
+    """Within the block nothing is measured (the estimates take the model; with
+    ``prior=True``, earlier processes' ratios alone, as a new process's first estimate);
+    the calls measured before come back after it, those inside are dropped."""
+    hosttime.load()
+    kept, kept_prior = dict(_ratios), dict(_prior)
     _ratios.clear()
+    if not prior:
+        _prior.clear()
     try:
         yield
     finally:
         _ratios.clear()
         _ratios.update(kept)
+        _prior.clear()
+        _prior.update(kept_prior)
 
 
 def record(fmt: str, semiring: str, seconds: float, model_s: float,
@@ -93,6 +112,7 @@ def record(fmt: str, semiring: str, seconds: float, model_s: float,
         return
     if model_s > 0:
         hosttime.push(_ratios, (fmt, semiring), seconds / model_s)
+        hosttime.mark_unsaved()
     if own is not None:
         hosttime.push(own, ("device_s", fmt, semiring), seconds)
 
@@ -152,13 +172,15 @@ def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None
     -------
     (dict, str)
         Format -> seconds (measured on this matrix, else the model scaled by the
-        format's measured / modelled ratio, else the model) and a few words.
+        format's measured / modelled ratio, this process's else earlier ones', else the
+        model) and a few words.
     """
     if nnz <= hosttime.MAX_ENTRIES:
         return dict(model), "model"
     if _pending:
         collect()
-    if not (_ratios and scale) and not own:
+    hosttime.load()
+    if not ((_ratios or _prior) and scale) and not own:
         return dict(model), "model"
     lo, hi = SCALE_BOUNDS
     out, words = {}, []
@@ -168,13 +190,13 @@ def call_seconds(model: dict[str, float], semiring: str, own: dict | None = None
             out[f] = statistics.median(q)
             words.append(f"{f} measured here over {len(q)} calls")
             continue
-        r = _ratios.get((f, semiring)) if scale else ()
-        if scale and (r is None or len(r) < hosttime.MIN_CALLS):
-            r = [t for (g, _), q2 in _ratios.items() if g == f for t in q2][-hosttime.WINDOW:]
-        if len(r) >= hosttime.MIN_CALLS:
-            k = min(max(statistics.median(r), lo), hi)
-            out[f] = m * k
-            words.append(f"{f} x{k:.3g} over {len(r)} calls")
-        else:
+        got = hosttime.recent(f, semiring, ((_ratios, False), (_prior, True))) if scale \
+            else None
+        if got is None:
             out[f] = m
+            continue
+        k = min(max(statistics.median(got[0]), lo), hi)
+        out[f] = m * k
+        words.append(f"{f} x{k:.3g} over {len(got[0])} calls"
+                     + (" of earlier processes" if got[1] else ""))
     return out, "; ".join(words) or "model"

@@ -23,7 +23,9 @@ calls into ``gpu_host_times.json`` in the gblas cache folder (``gblas info`` sho
 ``GBLAS_CACHE_DIR=off`` keeps everything in memory), under a key of the machine (CPU and
 GPU models, Python, NumPy, CuPy and gblas versions).  A new process on the same machine
 reads them before its first estimate and uses them after its own calls, so its first
-plans take this machine's host time instead of the constants.  An unreadable or
+plans take this machine's host time instead of the constants.  The file holds the GPU's
+measured / modelled device-time ratios of large calls too
+(:mod:`~gblas.planner.devicetime`, through :func:`keep_saved`).  An unreadable or
 malformed file is ignored (and replaced at the next save).
 
 Examples
@@ -54,8 +56,8 @@ from collections import deque
 from pathlib import Path
 
 __all__ = ["MAX_ENTRIES", "MIN_CALLS", "WINDOW", "clear", "generation", "host_seconds",
-           "machine_key", "persist", "push", "record", "record_path", "save",
-           "set_aside"]
+           "keep_saved", "load", "machine_key", "mark_unsaved", "persist", "push", "recent",
+           "record", "record_path", "save", "set_aside"]
 
 #: Calls kept per (format, semiring).
 WINDOW = 15
@@ -83,6 +85,9 @@ MAX_RECORDS = 256
 _calls: dict[tuple[str, str], deque] = {}
 #: Earlier processes' calls on this machine, per (format, semiring), read once.
 _prior: dict[tuple[str, str], tuple[float, ...]] = {}
+#: The records the file holds per machine: name -> (this process's, earlier processes',
+#: the open range of a valid value).  :func:`keep_saved` adds one.
+_tables: dict[str, tuple[dict, dict, tuple[float, float]]] = {"calls": (_calls, _prior, (0.0, 1.0))}
 _state = {"loaded": False, "persist": True, "dirty": False, "hooked": False}
 #: Bumped whenever a record first holds :data:`MIN_CALLS` calls (an estimate's source
 #: changes): the planner's memoized GPU plans are keyed by it.
@@ -156,51 +161,61 @@ def _read_file(path: Path) -> dict:
     return data["machines"]
 
 
-def _valid_calls(entry: object) -> dict[tuple[str, str], tuple[float, ...]]:
-    """A machine's calls from the file, each list kept only if it holds finite positive
-    seconds below one (a host time, not a compile)."""
+def _valid(entry: object, name: str, bounds: tuple[float, float]
+           ) -> dict[tuple[str, str], tuple[float, ...]]:
+    """A machine's record ``name`` from the file: each window's finite values within the
+    open range ``bounds`` (for host times, below a second: not a compile), windows left
+    empty dropped."""
     out = {}
-    calls = entry.get("calls") if isinstance(entry, dict) else None
-    if not isinstance(calls, dict):
+    rec = entry.get(name) if isinstance(entry, dict) else None
+    if not isinstance(rec, dict):
         return out
-    for key, ts in calls.items():
+    lo, hi = bounds
+    for key, ts in rec.items():
         fmt, _, sr = str(key).partition("|")
-        if not sr or not isinstance(ts, list) or not ts:
+        if not sr or not isinstance(ts, list):
             continue
-        if all(isinstance(t, (int, float)) and math.isfinite(t) and 0 < t < 1 for t in ts):
-            out[(fmt, sr)] = tuple(float(t) for t in ts[-WINDOW:])
+        ok = [float(t) for t in ts if isinstance(t, (int, float)) and not isinstance(t, bool)
+              and math.isfinite(t) and lo < t < hi]
+        if ok:
+            out[(fmt, sr)] = tuple(ok[-WINDOW:])
     return out
 
 
-def _load() -> None:
-    """Read earlier processes' calls on this machine, once (before the first estimate)."""
+def keep_saved(name: str, live: dict, prior: dict, bounds: tuple[float, float]) -> None:
+    """Save the windows of ``live`` (by (format, semiring)) in the file under ``name``
+    with this process's host times, and read earlier processes' into ``prior`` with
+    them; values outside the open range ``bounds`` are not trusted."""
+    _tables[name] = (live, prior, bounds)
+
+
+def load() -> None:
+    """Read earlier processes' records on this machine, once (before the first estimate)."""
     if _state["loaded"]:
         return
     _state["loaded"] = True
     path = record_path()
     if path is None or not _state["persist"]:
         return
-    _prior.update(_valid_calls(_read_file(path).get(machine_key())))
+    entry = _read_file(path).get(machine_key())
+    for name, (_, prior, bounds) in _tables.items():
+        prior.clear()
+        prior.update(_valid(entry, name, bounds))
 
 
 def save() -> Path | None:
-    """Merge this process's calls into the file (atomically), after the file's calls on
-    this machine; the path written, or None (nothing recorded, the cache off, or the
-    folder not writable).  Runs at exit once a GPU call was recorded."""
+    """Merge this process's records into the file (atomically), after the file's on this
+    machine; the path written, or None (nothing recorded, the cache off, or the folder
+    not writable).  Runs at exit once a GPU call was recorded."""
     path = record_path()
-    if path is None or not _calls:
+    if path is None or not any(live for live, _, _ in _tables.values()):
         return None
     key = machine_key()
     machines = _read_file(path)
-    calls = {f"{f}|{sr}": list(ts) for (f, sr), ts in _valid_calls(machines.get(key)).items()}
-    for (f, sr), q in _calls.items():
-        calls[f"{f}|{sr}"] = (calls.get(f"{f}|{sr}", []) + list(q))[-WINDOW:]
-    if len(calls) > MAX_RECORDS:  # many user-defined semirings: keep the recent ones
-        mine = [f"{f}|{sr}" for f, sr in _calls]
-        ours = set(mine)
-        keep = mine[-MAX_RECORDS:] + [k for k in calls if k not in ours]
-        calls = {k: calls[k] for k in keep[:MAX_RECORDS]}
-    machines[key] = {"saved": time.time(), "calls": calls}
+    entry = {"saved": time.time()}
+    for name, (live, _, bounds) in _tables.items():
+        entry[name] = _merged(_valid(machines.get(key), name, bounds), live)
+    machines[key] = entry
     newest = sorted(machines, key=lambda k: -float(machines[k].get("saved", 0)
                                                    if isinstance(machines[k], dict) else 0))
     machines = {k: machines[k] for k in newest[:MAX_MACHINES]}
@@ -214,6 +229,20 @@ def save() -> Path | None:
         return None
     _state["dirty"] = False
     return path
+
+
+def _merged(saved: dict, live: dict) -> dict[str, list[float]]:
+    """The file's windows with this process's values appended (the last :data:`WINDOW`
+    kept), at most :data:`MAX_RECORDS` windows: this process's first."""
+    out = {f"{f}|{sr}": list(ts) for (f, sr), ts in saved.items()}
+    for (f, sr), q in live.items():
+        out[f"{f}|{sr}"] = (out.get(f"{f}|{sr}", []) + list(q))[-WINDOW:]
+    if len(out) > MAX_RECORDS:  # many user-defined semirings: keep the recent ones
+        mine = [f"{f}|{sr}" for f, sr in live]
+        ours = set(mine)
+        keep = mine[-MAX_RECORDS:] + [k for k in out if k not in ours]
+        out = {k: out[k] for k in keep[:MAX_RECORDS]}
+    return out
 
 
 def _save_at_exit() -> None:
@@ -237,7 +266,7 @@ def set_aside(*, prior: bool = False):
     'measured: csr over 3 calls'
     >>> clear()
     """
-    _load()
+    load()
     kept, kept_prior = dict(_calls), dict(_prior)
     _calls.clear()
     if not prior:
@@ -269,10 +298,32 @@ def record(fmt: str, semiring: str, seconds: float, own: dict | None = None) -> 
     push(_calls, (fmt, semiring), seconds)
     if own is not None:
         push(own, ("host_s", fmt, semiring), seconds)
+    mark_unsaved()
+
+
+def mark_unsaved() -> None:
+    """A record changed: save the file at exit."""
     _state["dirty"] = True
     if not _state["hooked"]:
         _state["hooked"] = True
         atexit.register(_save_at_exit)
+
+
+def recent(fmt: str, semiring: str, sources: tuple
+           ) -> tuple[list[float], bool] | None:
+    """The values to take for ``fmt`` over ``semiring``: the first window of ``sources``
+    (``(record, earlier)`` pairs, in order) holding :data:`MIN_CALLS` of them, else the
+    last :data:`WINDOW` of ``fmt``'s over any semiring, record by record; and whether
+    they are earlier processes'.  None where no record holds enough."""
+    for rec, earlier in sources:
+        q = rec.get((fmt, semiring))
+        if q is not None and len(q) >= MIN_CALLS:
+            return list(q), earlier
+    for rec, earlier in sources:
+        pooled = [t for (f, _), q in rec.items() if f == fmt for t in q][-WINDOW:]
+        if len(pooled) >= MIN_CALLS:
+            return pooled, earlier
+    return None
 
 
 def _median(fmt: str, semiring: str, own: dict | None) -> tuple[float, int, bool] | None:
@@ -280,16 +331,10 @@ def _median(fmt: str, semiring: str, own: dict | None) -> tuple[float, int, bool
     ``own`` and ``semiring``, else any matrix and ``semiring`` in this process, then in
     earlier ones, else any semiring, likewise), how many calls it holds and whether they
     are earlier processes'; None below :data:`MIN_CALLS`."""
-    for q, earlier in ((None if own is None else own.get(("host_s", fmt, semiring)), False),
-                       (_calls.get((fmt, semiring)), False),
-                       (_prior.get((fmt, semiring)), True)):
-        if q is not None and len(q) >= MIN_CALLS:
-            return statistics.median(q), len(q), earlier
-    for record, earlier in ((_calls, False), (_prior, True)):
-        pooled = [t for (f, _), q in record.items() if f == fmt for t in q]
-        if len(pooled) >= MIN_CALLS:
-            return statistics.median(pooled[-WINDOW:]), len(pooled[-WINDOW:]), earlier
-    return None
+    q = None if own is None else own.get(("host_s", fmt, semiring))
+    got = ((list(q), False) if q is not None and len(q) >= MIN_CALLS
+           else recent(fmt, semiring, ((_calls, False), (_prior, True))))
+    return None if got is None else (statistics.median(got[0]), len(got[0]), got[1])
 
 
 def host_seconds(defaults: dict[str, float], semiring: str,
@@ -319,7 +364,7 @@ def host_seconds(defaults: dict[str, float], semiring: str,
     """
     if nnz > MAX_ENTRIES:
         return dict(defaults), f"constants (over {MAX_ENTRIES:,} entries)"
-    _load()
+    load()
     if not _calls and not _prior:
         return dict(defaults), "constants"
     measured = {f: m for f in defaults if (m := _median(f, semiring, own)) is not None}

@@ -12,7 +12,7 @@ def test_info(capsys):
 
 
 def test_info_shows_the_saved_gpu_host_times(capsys, tmp_path, monkeypatch):
-    from gblas.planner import hosttime
+    from gblas.planner import devicetime, hosttime
 
     monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
     assert main(["info"]) == 0
@@ -21,11 +21,14 @@ def test_info_shows_the_saved_gpu_host_times(capsys, tmp_path, monkeypatch):
     try:
         for _ in range(3):
             hosttime.record("csr", "plus_times", 1e-4)
+            devicetime.record("csr", "plus_times", 2e-3, 1e-3)
+            devicetime.record("gpu_heavy_light", "plus_times", 2e-3, 1e-3)
         assert hosttime.save() is not None
     finally:
         hosttime.persist(False)
     assert main(["info"]) == 0
-    assert "1 format-semiring records over 1 machine(s)" in capsys.readouterr().out
+    assert ("1 format-semiring records of host time and 2 of device time over 1 machine(s)"
+            in capsys.readouterr().out)
 
 
 def test_cpu_description():

@@ -117,3 +117,74 @@ def test_gpu_calls_are_timed_by_events(monkeypatch):
     got = ys[-1].to_dense()
     got = got.get() if hasattr(got, "get") else np.asarray(got)
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+# ----------------------------------------------------------- earlier processes' ratios
+
+
+def test_a_new_process_scales_the_model_by_the_saved_ratios(cache, as_new_process):
+    own = {}
+    for _ in range(3):
+        devicetime.record("gpu_heavy_light", "plus_times", 6e-4, 4e-4, own)   # x1.5
+    assert hosttime.save() is not None
+    as_new_process()
+    secs, source = devicetime.call_seconds(MODEL, "plus_times", {}, BIG)
+    assert secs["gpu_heavy_light"] == pytest.approx(6e-4)
+    assert source == "gpu_heavy_light x1.5 over 3 calls of earlier processes"
+    assert secs["csr"] == MODEL["csr"]       # never measured: the model
+    # this process's own ratios come first once there are enough of them
+    for _ in range(3):
+        devicetime.record("gpu_heavy_light", "plus_times", 4.4e-4, 4e-4)    # x1.1
+    secs, source = devicetime.call_seconds(MODEL, "plus_times", {}, BIG)
+    assert secs["gpu_heavy_light"] == pytest.approx(4.4e-4) and "earlier" not in source
+    with devicetime.set_aside(prior=True):
+        assert devicetime.call_seconds(MODEL, "plus_times", {}, BIG)[0]["gpu_heavy_light"] \
+            == pytest.approx(6e-4)
+    with devicetime.set_aside():
+        assert devicetime.call_seconds(MODEL, "plus_times", {}, BIG) == (MODEL, "model")
+    # host times and ratios share the file, each merged with the saved ones
+    for _ in range(3):
+        hosttime.record("csr", "plus_times", 1e-4)
+    hosttime.save()
+    as_new_process()
+    assert hosttime.host_seconds({"csr": 5e-5}, "plus_times")[0]["csr"] == pytest.approx(1e-4)
+    secs, _ = devicetime.call_seconds(MODEL, "plus_times", {}, BIG)
+    assert secs["gpu_heavy_light"] == pytest.approx(4e-4 * np.median([1.5] * 3 + [1.1] * 3))
+
+
+def test_saved_ratios_out_of_range_are_not_trusted(cache, as_new_process):
+    import json
+
+    path = cache / hosttime.FILE_NAME
+    entry = {"saved": 1.0, "calls": {"csr|plus_times": [1e-4] * 3},
+             "ratios": {"csr|plus_times": [1e9, -2.0, "x", True, 2.0],
+                        "gpu_segmented|plus_times": [0.0, float("inf")],
+                        "nonsense": [1.0] * 3}}
+    path.write_text(json.dumps({"version": hosttime.FILE_VERSION,
+                                "machines": {hosttime.machine_key(): entry}}))
+    as_new_process()
+    assert devicetime.call_seconds(MODEL, "plus_times", {}, BIG) == (MODEL, "model")
+    devicetime.record("csr", "plus_times", 2e-3, 1e-3)
+    devicetime.record("csr", "plus_times", 2e-3, 1e-3)
+    # one valid saved ratio (2.0) and two of this process: three over the same format,
+    # but this process's window comes first and holds two only
+    secs, source = devicetime.call_seconds(MODEL, "plus_times", {}, BIG)
+    assert secs == MODEL and source == "model"
+
+
+def test_ratios_saved_at_exit_and_read_by_the_next_process(tmp_path):
+    """Two real processes: the first records large calls' ratios and exits, the second
+    estimates with them."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GBLAS_CACHE_DIR": str(tmp_path)}
+    first = ("from gblas.planner import devicetime\n"
+             "for _ in range(3): devicetime.record('gpu_segmented', 'plus_times', 3e-3, 2e-3)\n")
+    second = ("from gblas.planner import devicetime\n"
+              f"print(devicetime.call_seconds({MODEL!r}, 'plus_times', {{}}, {BIG}))\n")
+    subprocess.run([sys.executable, "-c", first], env=env, check=True, timeout=300)
+    out = subprocess.run([sys.executable, "-c", second], env=env, check=True, timeout=300,
+                         capture_output=True, text=True).stdout
+    assert "'gpu_segmented': 0.0012" in out and "x1.5 over 3 calls of earlier" in out, out

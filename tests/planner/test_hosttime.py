@@ -149,27 +149,12 @@ def test_a_new_source_of_host_time_changes_the_generation():
 # ----------------------------------------------------------- earlier processes' calls
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    """A cache folder of the test's own; reading the file and saving allowed."""
-    monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
-    hosttime.persist(True)
-    yield tmp_path
-    hosttime.persist(False)
-
-
-def _as_new_process(monkeypatch):
-    """Forget this process's calls and read the file again, as a new process would."""
-    hosttime.clear()
-    monkeypatch.setitem(hosttime._state, "loaded", False)
-
-
-def test_a_new_process_starts_from_the_saved_calls(cache, monkeypatch):
+def test_a_new_process_starts_from_the_saved_calls(cache, as_new_process):
     for _ in range(3):
         hosttime.record("csr", "plus_times", 2e-4)
     path = hosttime.save()
     assert path == cache / hosttime.FILE_NAME and path.is_file()
-    _as_new_process(monkeypatch)
+    as_new_process()
     secs, source = hosttime.host_seconds(DEFAULTS, "plus_times")
     assert secs["csr"] == pytest.approx(2e-4)
     assert "csr over 3 calls of earlier processes" in source
@@ -205,7 +190,7 @@ def test_saving_merges_keeps_the_window_and_other_machines(cache, monkeypatch):
     assert len(mine) == hosttime.WINDOW and mine[-4:] == [3e-4] * 4
 
 
-def test_a_corrupt_or_malformed_file_is_ignored_then_replaced(cache, monkeypatch):
+def test_a_corrupt_or_malformed_file_is_ignored_then_replaced(cache, as_new_process):
     import json
 
     path = cache / hosttime.FILE_NAME
@@ -218,16 +203,17 @@ def test_a_corrupt_or_malformed_file_is_ignored_then_replaced(cache, monkeypatch
     ]
     for text in bad:
         path.write_text(text)
-        _as_new_process(monkeypatch)
+        as_new_process()
         assert hosttime.host_seconds(DEFAULTS, "plus_times") == (DEFAULTS, "constants")
     for _ in range(3):
         hosttime.record("csr", "plus_times", 1e-4)
     hosttime.save()
-    _as_new_process(monkeypatch)
+    as_new_process()
     assert hosttime.host_seconds(DEFAULTS, "plus_times")[0]["csr"] == pytest.approx(1e-4)
 
 
-def test_no_file_when_the_cache_is_off_or_saving_is_off(tmp_path, monkeypatch):
+def test_no_file_when_the_cache_is_off_or_saving_is_off(tmp_path, monkeypatch,
+                                                       as_new_process):
     monkeypatch.setenv("GBLAS_CACHE_DIR", "off")
     for _ in range(3):
         hosttime.record("csr", "plus_times", 1e-4)
@@ -235,7 +221,7 @@ def test_no_file_when_the_cache_is_off_or_saving_is_off(tmp_path, monkeypatch):
     # the test suite's own setting: nothing read from an existing file
     monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
     hosttime.save()
-    _as_new_process(monkeypatch)
+    as_new_process()
     hosttime.persist(False)
     assert hosttime.host_seconds(DEFAULTS, "plus_times") == (DEFAULTS, "constants")
 
