@@ -1,0 +1,140 @@
+"""Where the GPU light panels' build spends its time, and what each of its options buys.
+
+On the GPU, ``gpu_heavy_light`` (light column panels, MultiGraph's layout) is the fastest
+pull format on large power-law graphs, but its build pays only across calls: at
+Kronecker 22 (65M entries) it takes about 38 ms, some 55 CSR products' saving.  This
+probe times, on the pattern CSR of a Kronecker graph already on the device:
+
+* the build as the planner runs it (``GPUHeavyLight.from_csr``), with every step of
+  :func:`gblas.formats.light_panels._build` that is a function of its own timed apart
+  (the device synchronized around each);
+* :class:`~gblas.formats.light_panels.LightPanels` with the columns relabelled by degree
+  or not, and the rows interleaved by bank or not;
+* the product ``y = A x`` (float64 ``plus_times`` over a pattern, PageRank's) of each
+  layout, and of the CSR pull kernel, medians of synchronized calls.
+
+Usage (on a GPU machine)::
+
+    PYTHONPATH=. python benchmarks/probe_panel_build_gpu.py --scale 22 --out probe.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import statistics
+import time
+
+import numpy as np
+
+
+def _sync() -> None:
+    import cupy as cp
+
+    cp.cuda.Device().synchronize()
+
+
+def wall_ms(fn, repeat: int) -> float:
+    """Median wall time of ``fn()`` in ms, synchronized, after one warm-up call."""
+    fn()
+    _sync()
+    out = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        _sync()
+        out.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(out)
+
+
+def timed_steps(module, names: list[str], record: dict):
+    """Wrap ``module``'s functions ``names`` so that each call's synchronized time adds to
+    ``record[name]``; returns a function restoring them."""
+    saved = {n: getattr(module, n) for n in names}
+
+    def wrap(name, fn):
+        @functools.wraps(fn)
+        def inner(*a, **k):
+            _sync()
+            t0 = time.perf_counter()
+            out = fn(*a, **k)
+            _sync()
+            record[name] = record.get(name, 0.0) + (time.perf_counter() - t0) * 1e3
+            return out
+        return inner
+
+    for n, fn in saved.items():
+        setattr(module, n, wrap(n, fn))
+    return lambda: [setattr(module, n, fn) for n, fn in saved.items()]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--scale", type=int, default=22)
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--out", default=None)
+    args = p.parse_args(argv)
+    import cupy as cp
+
+    import gblas as gb
+    from benchmarks.bench_gpu_mxv import build_graph
+    from gblas.backends.gpu.light_panels import light_panels_pull
+    from gblas.core.vector import VecData
+    from gblas.formats import light_panels as lp
+    from gblas.formats.csr import CSR
+    from gblas.formats.gpu_heavy_light import GPUHeavyLight
+    from gblas.semirings import semiring
+
+    csr32, source, _ = build_graph(args.scale, 16, 1)
+    m, n = csr32.shape
+    csr = CSR((m, n), csr32.indptr, csr32.indices, None, np.dtype(np.float64), 1.0, "gpu")
+    out = {"scale": args.scale, "nnz": int(csr.nnz), "source": source,
+           "gpu": cp.cuda.runtime.getDeviceProperties(0)["name"].decode()}
+    print(f"Kronecker {args.scale}: {m:,} vertices, {csr.nnz:,} entries", flush=True)
+
+    steps: dict = {}
+    restore = timed_steps(lp, ["_span_degree_order", "_panel_order", "_bank_interleave",
+                               "panel_pairs", "_pair_starts", "exclusive_cumsum"], steps)
+    _sync()
+    t0 = time.perf_counter()
+    H = GPUHeavyLight.from_csr(csr)
+    _sync()
+    out["heavy_light_build_ms_traced"] = (time.perf_counter() - t0) * 1e3
+    restore()
+    out["steps_ms"] = {k: round(v, 2) for k, v in steps.items()}
+    out["heavy_light_build_ms"] = wall_ms(lambda: GPUHeavyLight.from_csr(csr), args.repeat)
+    del H
+    print(json.dumps(out, indent=1), flush=True)
+
+    x = VecData(n, None, cp.full(n, 1.0 / n), None)
+    sr = semiring("plus_times", "probe")
+    types = sr.types(np.dtype(np.float64), np.dtype(np.float64))
+    variants = {}
+    for relabel in (None, False):
+        for bank in (True, False):
+            name = f"relabel={relabel} bank={bank}"
+            build = wall_ms(lambda r=relabel, b=bank: lp.LightPanels.from_csr(
+                csr, relabel=r, bank_order=b), args.repeat)
+            L = lp.LightPanels.from_csr(csr, relabel=relabel, bank_order=bank)
+            row = {"build_ms": round(build, 2), "relabelled": L.col_order is not None,
+                   "partials_per_entry": round(L.npart / max(L.nnz, 1), 3)}
+            row["product_ms"] = round(wall_ms(
+                lambda L=L: light_panels_pull(L, x, None, sr, types), 20), 4)
+            variants[name] = row
+            print(name, row, flush=True)
+            del L
+    out["variants"] = variants
+    G = gb.Matrix(csr)
+    xv = gb.Vector.from_dense(cp.full(n, 1.0 / n))
+    with gb.config(format="csr"):
+        out["csr_product_ms"] = round(wall_ms(lambda: gb.mxv(G, xv, "plus_times"), 20), 4)
+    print("csr product", out["csr_product_ms"], flush=True)
+    if args.out:
+        with open(args.out, "w") as f:
+            json.dump(out, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
