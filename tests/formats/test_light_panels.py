@@ -93,6 +93,31 @@ def test_layout_decodes_and_folds_to_the_product(case):
     np.testing.assert_array_equal(pres, np.diff(S.indptr) > 0)
 
 
+@settings(max_examples=20, deadline=None)
+@given(layouts())
+def test_the_64_bit_build_lays_out_the_same(case):
+    """Matrices past 2^31 entries (or rows, columns) build with 64-bit entry indices: the
+    same layout as the 32-bit build of smaller ones."""
+    import gblas.formats.light_panels as lp
+
+    A, params, _ = case
+    narrow = LightPanels.from_csr(A, **params)
+    old = lp.INT32_LIMIT
+    lp.INT32_LIMIT = 0
+    try:
+        wide = LightPanels.from_csr(A, **params)
+    finally:
+        lp.INT32_LIMIT = old
+    for name in ("ent", "val", "units", "gbase", "prow", "cptr", "chunks", "row_hit",
+                 "col_order"):
+        a, b = getattr(narrow, name), getattr(wide, name)
+        assert (a is None) == (b is None), name
+        if a is not None:
+            np.testing.assert_array_equal(a, b, err_msg=name)
+            assert a.dtype == b.dtype, name
+    assert (narrow.npart, narrow.nnz) == (wide.npart, wide.nnz)
+
+
 def _bank_loads(L: LightPanels) -> np.ndarray:
     """Lanes in the busiest shared-memory bank of every 32 consecutive partials of a chunk
     (one atomic instruction of phase 2)."""
