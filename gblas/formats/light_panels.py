@@ -458,7 +458,7 @@ def _stable_argsort(xp: Any, key: Any, top: int | None = None) -> Any:
     return np.argsort(key, kind="stable") if xp is np else xp.argsort(key)
 
 
-def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int) -> Any:
+def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int, head: Any = None) -> Any:
     """A permutation of entries in (panel, row, column) order that keeps every (panel,
     row) pair's entries together and in order, and orders the pairs of each (panel, row
     panel) by ``(t, bank)``: ``bank`` the row offset's shared-memory bank, ``t`` the rank
@@ -468,9 +468,11 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int) -> Any:
     banks: on Kronecker graphs at scales 22 and 25 (default panels), 3.46 and 3.34 lanes
     on average in the busiest bank of such 32 partials, against 1.75 and 2.26 with this
     order (not 1: the ranks of a chunk's last rows fill fewer banks, and a row's second
-    run, where a group boundary splits it, shifts the cycle)."""
+    run, where a group boundary splits it, shifts the cycle).  ``head``: the pairs'
+    first entries (:func:`_pair_starts`) where the caller has them."""
     nnz = int(ps.size)
-    head = _pair_starts(xp, ps, rs)
+    if head is None:
+        head = _pair_starts(xp, ps, rs)
     hp = xp.flatnonzero(head)
     npair = int(hp.size)
     if npair < 2:
@@ -627,23 +629,30 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
         ncols = rank.astype(it)[cols]
         del rank
         npanel = ncols // W
-        npn_r = -(-int(col_order.size) // W)
-        order = _panel_order(xp, npanel, npn_r)
-        if relabel is None:
-            kept = int(xp.count_nonzero(_pair_starts(xp, npanel[order], rows[order])))
-            if not relabel_pays(panel_pairs(csr, W) - kept, int(col_order.size)):
-                col_order = order = None    # not worth the gather: keep the column ids
+        order = _panel_order(xp, npanel, -(-int(col_order.size) // W))
+        # the entries' panels, rows and pair starts in that order: the layout's, and
+        # (the pairs counted) what the relabelling saves
+        ps, rs = npanel[order], rows[order]
+        head = _pair_starts(xp, ps, rs)
+        del npanel
+        if relabel is None and not relabel_pays(
+                panel_pairs(csr, W) - int(xp.count_nonzero(head)), int(col_order.size)):
+            col_order = order = None    # not worth the gather: keep the column ids
         if col_order is not None:
-            cols, panel, npn = ncols, npanel, npn_r
-        del ncols, npanel
+            cols, npn = ncols, -(-int(col_order.size) // W)
+        del ncols
     if order is None:
         panel = cols // W
         order = _panel_order(xp, panel, npn)
-    ps, rs, cs = panel[order], rows[order], cols[order]
-    del rows, cols, panel
+        ps, rs = panel[order], rows[order]
+        head = _pair_starts(xp, ps, rs)
+        del panel
+    cs = cols[order]
+    del rows, cols
     if bank_order:
-        perm = _bank_interleave(xp, ps, rs, nq, RR)
-        order, ps, rs, cs = order[perm], ps[perm], rs[perm], cs[perm]
+        # pairs move whole: a pair's first entry still starts it
+        perm = _bank_interleave(xp, ps, rs, nq, RR, head)
+        order, ps, rs, cs, head = order[perm], ps[perm], rs[perm], cs[perm], head[perm]
         del perm
     pc = xp.bincount(ps, minlength=npn) if nnz else xp.zeros(npn, dtype=np.int64)
     padded = -(-pc // G) * G
@@ -651,7 +660,6 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     tot = int(padded.sum()) if npn else 0
     # each entry's slot: its index, moved by its panel's padding before it
     pos = xp.arange(nnz, dtype=it) + (p0 - exclusive_cumsum(xp, pc)).astype(it)[ps]
-    head = _pair_starts(xp, ps, rs)
     ent = xp.zeros(tot, dtype=np.uint16)
     ent[pos] = (cs - ps * W).astype(np.uint16) | (head.astype(np.uint16) << 15)
     val = None
