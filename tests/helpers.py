@@ -103,3 +103,17 @@ def nx_cache_note_silenced(nx) -> Iterator:
         yield
     finally:
         nx.config.warnings_to_ignore = saved
+
+
+def two_processes(cache_dir, first: str, second: str) -> str:
+    """Run the Python code ``first`` in a new process, then ``second`` in another, both
+    with ``GBLAS_CACHE_DIR=cache_dir``; the second's standard output (what a process saved
+    at exit, as the next one reads it)."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "GBLAS_CACHE_DIR": str(cache_dir)}
+    subprocess.run([sys.executable, "-c", first], env=env, check=True, timeout=300)
+    return subprocess.run([sys.executable, "-c", second], env=env, check=True, timeout=300,
+                          capture_output=True, text=True).stdout

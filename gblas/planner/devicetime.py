@@ -87,18 +87,8 @@ def set_aside(*, prior: bool = False):
     """Within the block nothing is measured (the estimates take the model; with
     ``prior=True``, earlier processes' ratios alone, as a new process's first estimate);
     the calls measured before come back after it, those inside are dropped."""
-    hosttime.load()
-    kept, kept_prior = dict(_ratios), dict(_prior)
-    _ratios.clear()
-    if not prior:
-        _prior.clear()
-    try:
+    with hosttime.records_aside(_ratios, _prior, prior=prior):
         yield
-    finally:
-        _ratios.clear()
-        _ratios.update(kept)
-        _prior.clear()
-        _prior.update(kept_prior)
 
 
 def record(fmt: str, semiring: str, seconds: float, model_s: float,

@@ -57,7 +57,7 @@ from pathlib import Path
 
 __all__ = ["MAX_ENTRIES", "MIN_CALLS", "WINDOW", "clear", "generation", "host_seconds",
            "keep_saved", "load", "machine_key", "mark_unsaved", "persist", "push", "recent",
-           "record", "record_path", "save", "set_aside"]
+           "record", "records_aside", "record_path", "save", "set_aside"]
 
 #: Calls kept per (format, semiring).
 WINDOW = 15
@@ -266,18 +266,27 @@ def set_aside(*, prior: bool = False):
     'measured: csr over 3 calls'
     >>> clear()
     """
+    with records_aside(_calls, _prior, prior=prior):
+        yield
+
+
+@contextlib.contextmanager
+def records_aside(live: dict, earlier: dict, *, prior: bool = False):
+    """Within the block ``live`` is empty (and ``earlier`` too unless ``prior``), the
+    file read first; both come back as they were after it (what :func:`set_aside` does
+    for the host times, and :mod:`~gblas.planner.devicetime` for its ratios)."""
     load()
-    kept, kept_prior = dict(_calls), dict(_prior)
-    _calls.clear()
+    kept, kept_earlier = dict(live), dict(earlier)
+    live.clear()
     if not prior:
-        _prior.clear()
+        earlier.clear()
     try:
         yield
     finally:
-        _calls.clear()
-        _calls.update(kept)
-        _prior.clear()
-        _prior.update(kept_prior)
+        live.clear()
+        live.update(kept)
+        earlier.clear()
+        earlier.update(kept_earlier)
 
 
 def push(where: dict, key: tuple, value: float) -> None:

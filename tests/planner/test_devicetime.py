@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import two_processes
 
 import gblas as gb
 from gblas.planner import devicetime, hosttime
@@ -175,16 +176,9 @@ def test_saved_ratios_out_of_range_are_not_trusted(cache, as_new_process):
 def test_ratios_saved_at_exit_and_read_by_the_next_process(tmp_path):
     """Two real processes: the first records large calls' ratios and exits, the second
     estimates with them."""
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "GBLAS_CACHE_DIR": str(tmp_path)}
     first = ("from gblas.planner import devicetime\n"
              "for _ in range(3): devicetime.record('gpu_segmented', 'plus_times', 3e-3, 2e-3)\n")
     second = ("from gblas.planner import devicetime\n"
               f"print(devicetime.call_seconds({MODEL!r}, 'plus_times', {{}}, {BIG}))\n")
-    subprocess.run([sys.executable, "-c", first], env=env, check=True, timeout=300)
-    out = subprocess.run([sys.executable, "-c", second], env=env, check=True, timeout=300,
-                         capture_output=True, text=True).stdout
+    out = two_processes(tmp_path, first, second)
     assert "'gpu_segmented': 0.0012" in out and "x1.5 over 3 calls of earlier" in out, out

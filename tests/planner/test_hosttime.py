@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from helpers import two_processes
 
 import gblas as gb
 from gblas.planner import hosttime
@@ -228,18 +229,11 @@ def test_no_file_when_the_cache_is_off_or_saving_is_off(tmp_path, monkeypatch,
 
 def test_saved_at_exit_and_read_by_the_next_process(tmp_path):
     """Two real processes: the first records calls and exits, the second plans with them."""
-    import os
-    import subprocess
-    import sys
-
-    env = {**os.environ, "GBLAS_CACHE_DIR": str(tmp_path)}
     first = ("from gblas.planner import hosttime\n"
              "for _ in range(3): hosttime.record('csr', 'min_plus', 3e-4)\n")
     second = ("from gblas.planner import hosttime\n"
               f"print(hosttime.host_seconds({DEFAULTS!r}, 'min_plus'))\n")
-    subprocess.run([sys.executable, "-c", first], env=env, check=True, timeout=300)
-    out = subprocess.run([sys.executable, "-c", second], env=env, check=True, timeout=300,
-                         capture_output=True, text=True).stdout
+    out = two_processes(tmp_path, first, second)
     assert "'csr': 0.0003" in out and "earlier processes" in out, out
 
 
