@@ -11,7 +11,8 @@ probe times, on the pattern CSR of a Kronecker graph already on the device:
 * :class:`~gblas.formats.light_panels.LightPanels` with the columns relabelled by degree
   or not, and the rows interleaved by bank or not;
 * the product ``y = A x`` (float64 ``plus_times`` over a pattern, PageRank's) of each
-  layout, and of the CSR pull kernel, medians of synchronized calls.
+  layout, and of the CSR pull kernel, medians of synchronized calls after two warm-ups
+  (`bench_gpu_shards.time_ms`; the figures of `light_panel_build_gpu.md` took one).
 
 Usage (on a GPU machine)::
 
@@ -23,29 +24,12 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import statistics
 import time
 
 import numpy as np
 
-
-def _sync() -> None:
-    import cupy as cp
-
-    cp.cuda.Device().synchronize()
-
-
-def wall_ms(fn, repeat: int) -> float:
-    """Median wall time of ``fn()`` in ms, synchronized, after one warm-up call."""
-    fn()
-    _sync()
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        _sync()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(out)
+from benchmarks.bench_gpu_shards import _sync
+from benchmarks.bench_gpu_shards import time_ms as wall_ms
 
 
 def timed_steps(module, names: list[str], record: dict):

@@ -4,7 +4,7 @@ The light panels gain from renumbering the columns by in-degree (the hubs of a s
 a panel).  This probe asks the same of the plain CSR pull: the pattern CSR of a Kronecker
 graph with its column ids replaced by their rank by decreasing in-degree, ``x`` gathered
 into that order per call, against the CSR as generated (``gb.mxv``, CSR pinned, float64
-``plus_times``, median of 20 synchronized calls).
+``plus_times``, median of 20 synchronized calls after two warm-ups).
 
 Usage (on a GPU machine)::
 
@@ -14,25 +14,10 @@ Usage (on a GPU machine)::
 from __future__ import annotations
 
 import argparse
-import statistics
-import time
 
 import numpy as np
 
-
-def wall_ms(fn, repeat: int = 20) -> float:
-    """Median wall time of ``fn()`` in ms, the device synchronized, after a warm-up."""
-    import cupy as cp
-
-    fn()
-    cp.cuda.Device().synchronize()
-    out = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        cp.cuda.Device().synchronize()
-        out.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(out)
+from benchmarks.bench_gpu_shards import time_ms
 
 
 def main(argv=None) -> int:
@@ -59,10 +44,10 @@ def main(argv=None) -> int:
                           1.0, "gpu"))
         xr = gb.Vector.from_dense(x.to_dense()[order])
         with gb.config(format="csr"):
-            plain = wall_ms(lambda G=G, x=x: gb.mxv(G, x, "plus_times"))
-            relabelled = wall_ms(lambda R=R, xr=xr: gb.mxv(R, xr, "plus_times"))
+            plain = time_ms(lambda G=G, x=x: gb.mxv(G, x, "plus_times"), 20)
+            relabelled = time_ms(lambda R=R, xr=xr: gb.mxv(R, xr, "plus_times"), 20)
             want, got = gb.mxv(G, x, "plus_times"), gb.mxv(R, xr, "plus_times")
-        gather = wall_ms(lambda x=x, order=order: x.to_dense()[order])
+        gather = time_ms(lambda x=x, order=order: x.to_dense()[order], 20)
         diff = float(cp.abs(want.to_dense() - got.to_dense()).max())
         hubs = float(cp.sort(deg)[-max(n // 100, 1):].sum()) / csr.nnz
         print(f"Kronecker {scale} ({csr.nnz:,} entries, the busiest 1% of columns hold "
