@@ -3,6 +3,7 @@ registers every format (their kernels load on first use)."""
 
 from . import (  # noqa: E402,F401,I001  (registers each format)
     gpu_heavy_light,
+    gpu_relabelled,
     gpu_segmented,
     gpu_shards,
     heavy_light,

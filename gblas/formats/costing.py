@@ -129,6 +129,8 @@ class GpuPullContext(NamedTuple):
     gathered: int = 0
     #: Format name -> host seconds of a whole call (None: each format's ``gpu_fixed_s``).
     host_s: dict | None = None
+    #: Share of the entries in the busiest 1% of the columns (None: not measured).
+    hub_share: float | None = None
 
     def host(self, fmt) -> float:
         """Host seconds of a whole call in format class ``fmt``."""

@@ -78,7 +78,7 @@ from .._device import to_device, unique, xp_for
 from .csr import CSR, known_column_counts
 
 __all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
-           "panel_params", "relabel_pays", "relabelled_pairs_estimate"]
+           "panel_params", "relabel_pays", "relabelled_pairs_estimate", "stable_argsort"]
 
 #: Entries of one warp step (32 lanes x 4 consecutive entries), on request.
 GROUP = 128
@@ -431,7 +431,7 @@ def _panel_order(xp: Any, panel: Any, npn: int) -> Any:
     and columns within a row, increasing) by panel alone, on the narrowest key type that
     holds it (on an H100 at Kronecker scale 22 / 25: 1.9 / 16.2 ms, against 10.3 / 83.7
     ms for a 64-bit (panel, row, column) key)."""
-    return _stable_argsort(xp, panel, npn - 1)
+    return stable_argsort(xp, panel, npn - 1)
 
 
 #: Shared-memory banks of 4 bytes: phase 2's accumulator of row offset ``r`` is in bank
@@ -447,7 +447,7 @@ def _pair_starts(xp: Any, ps: Any, rs: Any) -> Any:
     return head
 
 
-def _stable_argsort(xp: Any, key: Any, top: int | None = None) -> Any:
+def stable_argsort(xp: Any, key: Any, top: int | None = None) -> Any:
     """A stable argsort of ``key`` (>= 0, at most ``top``: its maximum when not given) on
     the narrowest unsigned type that holds it (a radix sort takes a pass per byte)."""
     if top is None:
@@ -480,7 +480,7 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int, head: Any = No
     prow = rs[hp] % RR
     seg = ps[hp] * max(nq, 1) + rs[hp] // RR          # nondecreasing
     # rank of each pair among its segment's pairs in the same bank (stable: row order)
-    o1 = _stable_argsort(xp, seg * BANKS + prow % BANKS)
+    o1 = stable_argsort(xp, seg * BANKS + prow % BANKS)
     k1 = (seg * BANKS + prow % BANKS)[o1]
     newg = xp.ones(npair, dtype=bool)
     newg[1:] = k1[1:] != k1[:-1]
@@ -488,7 +488,7 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int, head: Any = No
     rank = xp.arange(npair, dtype=np.int64) - xp.flatnonzero(newg)[gid]   # in o1's order
     # the pairs by (segment, rank, bank): o1 is by (segment, bank, rank), so a stable sort
     # by (segment, rank) keeps the banks in order within a rank
-    o2 = o1[_stable_argsort(xp, seg[o1] * (-(-RR // BANKS)) + rank)]
+    o2 = o1[stable_argsort(xp, seg[o1] * (-(-RR // BANKS)) + rank)]
     plen = xp.diff(xp.concatenate([hp, xp.full(1, nnz, dtype=hp.dtype)])).astype(np.int64)
     start = xp.empty(npair, dtype=np.int64)
     start[o2] = exclusive_cumsum(xp, plen[o2])
@@ -521,7 +521,7 @@ def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int,
         deg = xp.bincount(indices, minlength=n).astype(np.int64)
     top = int(deg.max()) if n else 0
     key = (xp.arange(n, dtype=np.int64) // S) * (top + 1) + (top - deg)
-    order = _stable_argsort(xp, key)
+    order = stable_argsort(xp, key)
     order = order[deg[order] > 0]
     span = order // S
     per = xp.bincount(span, minlength=-(-n // S))       # columns with entries per span
@@ -693,7 +693,7 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
         ends = xp.minimum(starts + C, ends[pid])
         ckey = pkey[starts]
         cq = ckey % nq
-        corder = _stable_argsort(xp, cq * max(npn, 1) + ckey // nq)
+        corder = stable_argsort(xp, cq * max(npn, 1) + ckey // nq)
         chunks = xp.stack([starts[corder], ends[corder]], axis=1)
         cptr = xp.searchsorted(cq[corder], xp.arange(nq + 1, dtype=np.int64)).astype(np.int64)
     else:

@@ -202,7 +202,8 @@ def gpu_fold(monoid: Any, r: Any) -> str:
 def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: int,
                        y_bytes: int, l2: int, hot_share: float, allowed_frac: float = 1.0,
                        runs_per_entry: float | None = None, fold: str = "native",
-                       gathered: int = 0, host_s: dict | None = None) -> dict[str, Estimate]:
+                       gathered: int = 0, host_s: dict | None = None,
+                       hub_share: float | None = None) -> dict[str, Estimate]:
     """Estimated time, build time and bytes of a GPU pull SpMV in CSR and gpu_segmented.
 
     Parameters
@@ -231,11 +232,15 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     host_s : dict, optional
         Format -> host seconds of a whole call (default: each format's constant
         ``gpu_fixed_s``; :mod:`gblas.planner.hosttime` measures them as calls run).
+    hub_share : float, optional
+        Share of the entries in the busiest 1% of the columns: given,
+        ``gpu_relabelled`` is estimated too where it is large enough.
 
     Returns
     -------
     dict
-        ``"csr"``, ``"gpu_segmented"`` (and ``"gpu_heavy_light"``) -> :class:`Estimate`.
+        ``"csr"``, ``"gpu_segmented"`` (and ``"gpu_heavy_light"``, ``"gpu_relabelled"``)
+        -> :class:`Estimate`.
 
     Examples
     --------
@@ -244,7 +249,7 @@ def gpu_pull_estimates(shape: tuple[int, int], nnz: int, a_val: int, x_bytes: in
     (10.1, 4.1)
     """
     ctx = GpuPullContext(tuple(shape), nnz, a_val, x_bytes, y_bytes, l2, hot_share,
-                         allowed_frac, runs_per_entry, fold, gathered, host_s)
+                         allowed_frac, runs_per_entry, fold, gathered, host_s, hub_share)
     out: dict[str, Estimate] = {}
     for f in pull_formats("gpu"):
         e = FORMATS[f].gpu_pull_estimate(ctx)

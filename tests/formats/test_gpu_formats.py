@@ -2,6 +2,7 @@
 
 * ``gpu_segmented`` (TOCAB segments + hot segment + merge) pull SpMV;
 * ``gpu_shards`` (Garaph replicated shards) pull SpMV;
+* ``gpu_relabelled`` (the CSR with its columns by in-degree) pull SpMV;
 * the load-balanced push SpMSpV of :mod:`gblas.backends.gpu.frontier`.
 
 Every test is marked ``gpu``; the module is skipped, with its reason, where CuPy or a CUDA
@@ -31,6 +32,7 @@ import gblas as gb
 from gblas.backends.gpu import frontier
 from gblas.backends.registry import VecData, get_kernel
 from gblas.formats.csr import CSR
+from gblas.formats.gpu_relabelled import GPURelabelled
 from gblas.formats.gpu_segmented import GPUSegmented
 from gblas.formats.gpu_shards import GPUShards
 from gblas.semirings import builtin
@@ -89,6 +91,65 @@ def test_segmented_pull(name, dt, masked, knobs, rng):
         S, dense_vec(x, xpres), None if allow is None else cp.asarray(allow), sr, types,
         **KNOBS[knobs])
     check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2], loose=True)
+
+
+@pytest.mark.parametrize("name,dt,masked", CASES)
+def test_relabelled_pull(name, dt, masked, rng):
+    sr, A, x, xpres, allow, types = inputs(rng, name, dt, masked)
+    R = GPURelabelled.from_csr(A.to_device("gpu"))
+    R.check_invariants()
+    y = get_kernel("mxv", "gpu_relabelled", "gpu", "pull")(
+        R, dense_vec(x, xpres), None if allow is None else cp.asarray(allow), sr, types)
+    check_vec(y, ref_mxv(A, x, xpres, allow, sr, types), sr, types[2], loose=True)
+
+
+def test_relabelled_larger_graph_matches_scipy_and_csr(rng):
+    """A skewed 20000-vertex graph, built from its transpose (the in-degrees known) and
+    from the CSR (counted): the same layout, SciPy's product, the CSR pull's min_plus."""
+    S_ = larger_graph(rng)
+    A = CSR.from_scipy(S_).to_device("gpu")
+    R = GPURelabelled.from_csr(A)
+    Rt = GPURelabelled.from_csr(A.transpose().transpose())
+    R.check_invariants()
+    assert np.array_equal(cp.asnumpy(R.col_order), cp.asnumpy(Rt.col_order))
+    assert np.array_equal(cp.asnumpy(R.col_order), GPURelabelled.from_csr(
+        CSR.from_scipy(S_)).col_order)
+    x = rng.random(A.shape[1]) + 0.5
+    sr = builtin.SEMIRINGS["plus_times"]
+    types = sr.types(A.dtype, x.dtype)
+    pull = get_kernel("mxv", "gpu_relabelled", "gpu", "pull")
+    y = pull(R, dense_vec(x), None, sr, types)
+    np.testing.assert_allclose(cp.asnumpy(y.values), S_ @ x, rtol=1e-12)
+    np.testing.assert_array_equal(cp.asnumpy(y.present), np.diff(S_.indptr) > 0)
+    mp = builtin.SEMIRINGS["min_plus"]
+    pres = rng.random(A.shape[1]) < 0.5
+    allow = cp.asarray(rng.random(A.shape[0]) < 0.5)
+    yr = pull(R, dense_vec(x, pres), allow, mp, types)
+    yc = get_kernel("mxv", "csr", "gpu", "pull")(A, dense_vec(x, pres), allow, mp, types)
+    np.testing.assert_array_equal(cp.asnumpy(yr.present), cp.asnumpy(yc.present))
+    np.testing.assert_array_equal(cp.asnumpy(yr.values), cp.asnumpy(yc.values))
+    assert (R.to_csr().to_scipy() != S_).nnz == 0
+
+
+def test_relabelled_sparse_x_and_empty_columns():
+    """A sparse x is densified before the gather; a matrix without entries has no new
+    ids, and its product no entries."""
+    sr = builtin.SEMIRINGS["plus_times"]
+    A = CSR.from_coo(np.array([0, 2]), np.array([3, 3]), np.array([2.0, 5.0]), (3, 5))
+    R = GPURelabelled.from_csr(A.to_device("gpu"))
+    x = VecData(5, cp.asarray([1, 3]), cp.asarray([10.0, 7.0]))
+    y = get_kernel("mxv", "gpu_relabelled", "gpu", "pull")(R, x, None, sr,
+                                                            sr.types(A.dtype, np.float64))
+    assert cp.asnumpy(y.values)[[0, 2]].tolist() == [14.0, 35.0]
+    assert cp.asnumpy(y.present).tolist() == [True, False, True]
+    E = GPURelabelled.from_csr(CSR.from_coo(np.array([], dtype=np.int64),
+                                            np.array([], dtype=np.int64), np.array([]),
+                                            (3, 5)).to_device("gpu"))
+    E.check_invariants()
+    assert E.col_order.size == 0
+    y = get_kernel("mxv", "gpu_relabelled", "gpu", "pull")(
+        E, dense_vec(np.ones(5)), None, sr, sr.types(np.float64, np.float64))
+    assert not bool(cp.asnumpy(y.present).any())
 
 
 @pytest.mark.parametrize("params", [dict(hot=0, segment_cols=5, range_rows=3),

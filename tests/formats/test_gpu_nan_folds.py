@@ -19,6 +19,7 @@ from gblas.backends.gpu import frontier
 from gblas.backends.registry import VecData, get_kernel
 from gblas.formats.csr import CSR
 from gblas.formats.gpu_heavy_light import GPUHeavyLight
+from gblas.formats.gpu_relabelled import GPURelabelled
 from gblas.formats.gpu_segmented import GPUSegmented
 from gblas.formats.gpu_shards import GPUShards
 from gblas.testing.oracle import rand_csr
@@ -37,6 +38,8 @@ KERNELS = {
     "gpu_segmented": lambda A, AT, xd, xs, sr, t, m: get_kernel(
         "mxv", "gpu_segmented", "gpu", "pull")(
         GPUSegmented.from_csr(A, segment_cols=7, hot=6, range_rows=8), xd, None, sr, t),
+    "gpu_relabelled": lambda A, AT, xd, xs, sr, t, m: get_kernel(
+        "mxv", "gpu_relabelled", "gpu", "pull")(GPURelabelled.from_csr(A), xd, None, sr, t),
     "gpu_shards": lambda A, AT, xd, xs, sr, t, m: get_kernel(
         "mxv", "gpu_shards", "gpu", "pull")(
         GPUShards.from_csr(A, slots=64, item_edges=40), xd, None, sr, t),

@@ -14,7 +14,7 @@ import gblas as gb  # noqa: E402
 from gblas.io import generators, load, save  # noqa: E402
 
 
-@pytest.mark.parametrize("fmt", ["csr", "gpu_segmented", "gpu_heavy_light"])
+@pytest.mark.parametrize("fmt", ["csr", "gpu_segmented", "gpu_heavy_light", "gpu_relabelled"])
 def test_gpu_round_trip(tmp_path, fmt):
     S = generators.kronecker(12, 8, seed=2).to_scipy()
     A = gb.Matrix.from_scipy(sp.csr_array(S)).to("gpu")

@@ -272,7 +272,9 @@ def test_gpu_pull_rule_measures_no_statistics_when_no_format_can_pay(monkeypatch
     assert not {"gpu_hot_share", "gpu_panel_runs"} & set(cost.summary(csr))
 
     # a slow CSR call: the other formats would save time, but not their build's in one use
+    # (gpu_relabelled's build, a millisecond here, made dearer for that)
     monkeypatch.setattr(FORMATS["csr"], "gpu_fixed_s", 1e-3)
+    monkeypatch.setattr(FORMATS["gpu_relabelled"], "build_overhead_s", 0.01)
     A, csr = fresh()
     fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9)
     assert fmt == "csr" and "no other format pays its build" in why, why
@@ -283,3 +285,49 @@ def test_gpu_pull_rule_measures_no_statistics_when_no_format_can_pay(monkeypatch
                                                          expected_uses=1000)
     assert "hot_share" in details and "panel_runs" in details, why
     assert {"gpu_hot_share", "gpu_panel_runs"} <= set(cost.summary(csr))
+
+
+def test_gpu_pull_rule_builds_the_cheapest_over_the_calls_weighed(monkeypatch):
+    """Of the GPU formats faster than the calls' current one, the rule builds the one
+    cheapest over the calls weighed (their time and its build): gpu_relabelled's cheap
+    build for a few hundred calls, and once it is built, a dearer build that saves more
+    when many more calls are expected (host times stubbed to 1 us, a 16 KB "L2")."""
+    import scipy.sparse as sp
+
+    from gblas import hardware
+    from gblas.formats import FORMATS
+    from gblas.planner import choose
+
+    monkeypatch.setattr(hardware, "gpu_l2_bytes", lambda: 16 << 10)
+    monkeypatch.setattr(hardware, "gpu_free_bytes", lambda: 1 << 40)
+    for cls in FORMATS.values():
+        if hasattr(cls, "gpu_fixed_s"):
+            monkeypatch.setattr(cls, "gpu_fixed_s", 1e-6)
+    rng = np.random.default_rng(0)
+    n, e = 20000, 400000
+    # 60% of the entries in the busiest 1% of the columns
+    cols = np.where(rng.random(e) < 0.6, rng.integers(0, n // 100, e), rng.integers(0, n, e))
+    S = sp.csr_matrix((np.ones(e), (rng.integers(0, n, e), cols)), shape=(n, n))
+    A = gb.Matrix.from_scipy(S)
+    csr = A.get_format("csr")
+    fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
+                                                         expected_uses=300)
+    est, build = details["estimates_ms"], details["build_s"]
+    assert fmt == "gpu_relabelled", why
+    # the light panels cannot pay within 300 calls even at their best: not measured
+    assert details["panel_runs"] is None and "gpu_heavy_light" not in est
+    assert details["hub_share"] > 0.5
+    # it is not the fastest per call, but the cheapest over 300 calls
+    assert min(est, key=est.get) != "gpu_relabelled"
+    total = {f: 300 * est[f] / 1e3 + build.get(f, 0.0) for f in est}
+    assert min(total, key=total.get) == "gpu_relabelled"
+    A.get_format("gpu_relabelled")
+    fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
+                                                         expected_uses=300)
+    assert fmt == "gpu_relabelled" and why.startswith("gpu_relabelled for now"), why
+    assert details["pending"] != "gpu_relabelled" and details["pays_after"] > 300
+    fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
+                                                         expected_uses=100000)
+    assert fmt not in ("csr", "gpu_relabelled"), why
+    est = details["estimates_ms"]
+    assert est[fmt] < est["gpu_relabelled"]

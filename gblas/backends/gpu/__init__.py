@@ -8,7 +8,7 @@ so ``import gblas`` never imports CuPy.
 * :mod:`.elementwise` -- unary and binary maps;
 * :mod:`.traversal` -- BFS levels, one fused kernel per level (push or pull);
 * :mod:`.vector_kernels` -- fused dense-vector steps (PageRank's update);
-* :mod:`.segmented`, :mod:`.shards`, :mod:`.heavy_light`, :mod:`.light_panels`,
+* :mod:`.segmented`, :mod:`.shards`, :mod:`.relabelled`, :mod:`.heavy_light`, :mod:`.light_panels`,
   :mod:`.frontier` -- the kernels of the GPU formats and the load-balanced push;
 * :mod:`.codegen` -- the CUDA kernel files (``cuda/``), their specialization and the
   compiled-module cache; :mod:`.folds` -- atomic monoid folds; :mod:`.launch` -- grid
@@ -24,11 +24,12 @@ from . import (  # noqa: F401
     heavy_light,
     mxm,
     mxv,
+    relabelled,
     segmented,
     shards,
     traversal,
     vector_kernels,
 )
 
-__all__ = ["elementwise", "frontier", "heavy_light", "mxm", "mxv", "segmented", "shards",
-           "traversal", "vector_kernels"]
+__all__ = ["elementwise", "frontier", "heavy_light", "mxm", "mxv", "relabelled", "segmented",
+           "shards", "traversal", "vector_kernels"]
