@@ -218,7 +218,8 @@ def test_formats_through_the_api(fmt, rng):
     np.testing.assert_allclose(vals, want[idx], rtol=1e-12)
 
 
-@pytest.mark.parametrize("fmt", ["csr", "gpu_segmented", "gpu_shards", "gpu_heavy_light"])
+@pytest.mark.parametrize("fmt", ["csr", "gpu_segmented", "gpu_shards", "gpu_heavy_light",
+                                 "gpu_relabelled"])
 @pytest.mark.parametrize("iso", [False, True])
 def test_unmasked_plus_products_hold_zero_in_empty_rows(fmt, iso, rng):
     """Every GPU pull kernel stores ``have ? acc : 0``: without a mask the rows with no
@@ -240,22 +241,28 @@ def test_unmasked_plus_products_hold_zero_in_empty_rows(fmt, iso, rng):
     np.testing.assert_allclose(vals, S_ @ xh, rtol=1e-12)
 
 
-@pytest.mark.parametrize("fmt", ["gpu_segmented", "gpu_heavy_light"])
+@pytest.mark.parametrize("fmt", ["gpu_segmented", "gpu_heavy_light", "gpu_relabelled"])
 @pytest.mark.parametrize("iso", [False, True])
 def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
     """With free builds (and no fixed cost per call) the planner's GPU rule picks the
-    format estimated fastest (the other one's bandwidth made hopeless), its reason and
+    format estimated fastest (the others' bandwidths made hopeless), its reason and
     estimates in the Plan, and the results equal the CSR pull's."""
-    from gblas.formats import FORMATS
+    from gblas.formats import FORMATS, gpu_relabelled
 
     seg, panels = FORMATS["gpu_segmented"], FORMATS["gpu_heavy_light"]
-    for cls in (seg, panels):
+    rel = FORMATS["gpu_relabelled"]
+    for cls in (seg, panels, rel):
         monkeypatch.setattr(cls, "build_ns_entry", 0.0)
         monkeypatch.setattr(cls, "build_overhead_s", 0.0)
-    for cls in (seg, panels, FORMATS["csr"]):  # (a small graph: host time would decide)
+    for cls in (seg, panels, rel, FORMATS["csr"]):  # (a small graph: host time would decide)
         monkeypatch.setattr(cls, "gpu_fixed_s", 0.0)
-    slow = panels if fmt == "gpu_segmented" else seg
-    monkeypatch.setattr(slow, "gpu_gbs", 1e-3)
+    monkeypatch.setattr(gpu_relabelled, "MIN_HUB_SHARE", 0.0)  # estimated on any graph
+    for cls in (seg, panels):
+        if cls.name != fmt:
+            monkeypatch.setattr(cls, "gpu_gbs", 1e-3)
+    # gpu_relabelled's gather of x made hopeless, or free (on so small a graph it costs
+    # more than the renumbering saves)
+    monkeypatch.setattr(rel, "gather_gbs", 1e9 if fmt == "gpu_relabelled" else 1e-3)
     S_ = larger_graph(rng, 3000)
     if iso:
         S_.data[:] = 1.0
@@ -265,8 +272,11 @@ def test_planner_picks_a_gpu_format_once_it_pays(monkeypatch, iso, fmt, rng):
     x = gb.Vector.from_dense(xh).to("gpu")
     plan = gb.explain(gb.mxv, A, x, "plus_times")
     assert plan.format == fmt and plan.reason.count(fmt) >= 2, plan.reason
-    assert "hot_share" in plan.details and "panel_runs" in plan.details
-    assert set(plan.details["estimates_ms"]) == {"csr", "gpu_segmented", "gpu_heavy_light"}
+    # the light panels' runs are measured only where they could pay at their best
+    assert "hot_share" in plan.details and "hub_share" in plan.details
+    assert (plan.details["panel_runs"] is not None) == (fmt == "gpu_heavy_light")
+    assert {"csr", "gpu_segmented", "gpu_relabelled", fmt} == set(
+        plan.details["estimates_ms"])
     y = gb.mxv(A, x, "plus_times")
     assert A.has_format(fmt)
     with gb.config(format="csr"):
