@@ -122,13 +122,23 @@ SELECT_MAX_DEGREE = 8
 
 
 @jit()
-def _push_levels_select(ptr, idx, level, order, state):
-    """:func:`_push_levels` without parents or the switch to pull: every neighbour's
-    level is stored (itself, or ``depth`` when unvisited) and appended at the queue's
-    tail, which moves on only for a new vertex (``order`` holds ``n + 1`` slots)."""
-    depth = state[_DEPTH]
-    head = state[_HEAD]
-    tail = state[_TAIL]
+def _push_search(ptr, idx, source, select, vectors, order):
+    """A whole push-only search without parents on one thread, in one compiled call (a
+    small graph's search takes a few microseconds: the allocations, the calls and the
+    pass to the Vector's form each cost as much).  ``select``: every neighbour's level is
+    stored (itself, or ``depth`` when unvisited) and appended at the queue's tail, which
+    moves on only for a new vertex; else a branch on the visited test.  ``order``: the
+    queue of every level, ``n + 1`` slots (one more for the select's store after the
+    last vertex), touched only as far as the search goes.  Returns (level int32, the
+    levels as int64 and their flags when ``vectors``, else empty, the depth, the
+    vertices reached)."""
+    n = ptr.size - 1
+    level = np.full(n, -1, dtype=np.int32)
+    level[source] = 0
+    order[0] = source
+    head = 0
+    tail = 1
+    depth = 0
     while tail > head:
         depth += 1
         end = tail
@@ -137,14 +147,24 @@ def _push_levels_select(ptr, idx, level, order, state):
             for p in range(ptr[k], ptr[k + 1]):
                 j = idx[p]
                 lv = level[j]
-                new = lv < 0
-                level[j] = depth if new else lv
-                order[tail] = j
-                tail += new
+                if select:
+                    new = lv < 0
+                    level[j] = depth if new else lv
+                    order[tail] = j
+                    tail += new
+                elif lv < 0:
+                    level[j] = depth
+                    order[tail] = j
+                    tail += 1
         head = end
-    state[_DEPTH] = depth
-    state[_HEAD] = head
-    state[_TAIL] = tail
+    m = n if vectors else 0
+    val = np.empty(m, dtype=np.int64)
+    present = np.empty(m, dtype=np.bool_)
+    for i in range(m):
+        lv = level[i]
+        val[i] = lv
+        present[i] = lv >= 0
+    return level, val, present, depth, tail
 
 
 @jit()
@@ -274,6 +294,22 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
     """
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
+    nnz = int(A.indices.size)
+    # levels on several threads: no parents (their smallest-id rule is sequential), and
+    # only where a level can have that many out-edges (the count costs a read per vertex)
+    par_edges = PUSH_PARALLEL_EDGES if parallel_edges is None else max(1, parallel_edges)
+    threads = num_threads() if not parents and nnz >= par_edges else 1
+    select = nnz <= SELECT_MAX_DEGREE * n
+    if get_AT is None and not parents and (select or threads == 1):
+        queue = np.empty(n + 1, dtype=np.int32 if n < _INT32_MAX else np.int64)
+        level, val, present, depth, tail = _push_search(ptr, idx, source, select, vectors,
+                                                        queue)
+        stats = {"levels": max(depth - 1, 0), "push": depth, "pull": 0, "reached": tail}
+        if select:
+            stats["store"] = "select"
+        if not vectors:
+            return level, None, stats
+        return VecData(n, None, val, present), None, stats
     level = np.full(n, -1, dtype=np.int32)
     parent = np.full(n, -1, dtype=np.int64) if parents else _NO_PARENTS
     # the queue of every level, touched only as far as the search goes (one slot more
@@ -283,22 +319,9 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
     if parents:
         parent[source] = source
     order[0] = source
-    nnz = int(A.indices.size)
     state = np.array([0, 0, 1, 0, nnz, 0, 0], dtype=np.int64)
     stats = {"levels": 0, "push": 0, "pull": 0}
-    if get_AT is None and not parents and nnz <= SELECT_MAX_DEGREE * n:
-        _push_levels_select(ptr, idx, level, order, state)
-        stats["push"] = int(state[_DEPTH])
-        stats["levels"] = max(stats["push"] - 1, 0)
-        stats["store"] = "select"
-        return _result(level, None, state, stats, vectors)
     AT = None
-    threads = 1
-    # levels on several threads: no parents (their smallest-id rule is sequential), and
-    # only where a level can have that many out-edges (the count costs a read per vertex)
-    par_edges = PUSH_PARALLEL_EDGES if parallel_edges is None else max(1, parallel_edges)
-    if not parents and nnz >= par_edges:
-        threads = num_threads()
     if threads == 1:
         par_edges = 0
     while True:
