@@ -48,7 +48,8 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
     The plan of an unmasked product with a full ``x`` (an iterative algorithm's step) is
     kept with the CSR while it holds: its formats are built, or the pending build is taken
     at a known use count (``details["pays_after"]``; the reason keeps the count of uses
-    when it was planned), and no choice was made on the free memory.  It is reused while the
+    when it was planned) or a format's statistics are measured at one
+    (``details["measure_at"]``), and no choice was made on the free memory.  It is reused while the
     Matrix's cached formats, the settings and the hardware facts stay the same, with
     ``details["memoized"]`` set and no ``uses``.  (On an H100 at Kronecker scale 22 a
     planned float32 plus_times call spent 71 instead of 138 us of CPU.)
@@ -68,8 +69,11 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
             return hit[2]
     plan = _plan_mxv(A, transposed, x, mask, semiring, settings)
     if memo is not None and not plan.conversions and "free_bytes" not in plan.details:
-        # a pending build is chosen at a known use count: the plan holds until then
-        until = plan.details.get("pays_after") if "pending" in plan.details else None
+        # a pending build is chosen at a known use count, and a format's statistics
+        # measured at one (``measure_at``): the plan holds until then
+        due = [plan.details.get("pays_after") if "pending" in plan.details else None,
+               plan.details.get("measure_at")]
+        until = min((u for u in due if u is not None), default=None)
         if until is not None or "pending" not in plan.details:
             kept = {k: v for k, v in plan.details.items() if k != "uses"}
             memo[key] = (semiring, A.cache_state(),

@@ -77,6 +77,32 @@ def _host_us(host_s: dict, source: str) -> dict:
     return {"from": source, **{f: round(v * 1e6, 1) for f, v in host_s.items()}}
 
 
+def _best_case(csr, sizes: tuple[int, int, int], l2: int, allowed_frac: float, fold: str,
+               host_s: dict, semiring: str) -> tuple[dict, dict, str]:
+    """Every format's estimate at its best (every entry in the hot segment and in the
+    hubs, one panel run per entry), scaled as the device measured the calls: the
+    Estimates, the model's whole-call seconds and where the scale came from."""
+    m, n = csr.shape
+    a_val, x_bytes, y_bytes = sizes
+    model = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, 1.0,
+                                    allowed_frac, 0.0, fold, host_s=dict.fromkeys(host_s, 0.0),
+                                    hub_share=1.0)
+    model_s = {f: e.seconds + host_s.get(f, 0.0) for f, e in model.items()}
+    call_s, dev_from = devicetime.call_seconds(model_s, semiring, cost.summary(csr), csr.nnz)
+    return ({f: dataclasses.replace(e, seconds=call_s[f]) for f, e in model.items()},
+            model_s, dev_from)
+
+
+def _light_panels_due(best: dict, run_s: float) -> int | None:
+    """The calls from which the light panels could pay at their best against calls of
+    ``run_s`` seconds (None: never), when their runs are not measured yet: the plan is
+    made again then, and the runs measured."""
+    e = best.get("gpu_heavy_light")
+    if e is None or run_s <= e.seconds:
+        return None
+    return int(np.ceil(e.build_seconds / (run_s - e.seconds)))
+
+
 def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int], l2: int,
                             allowed_frac: float, fold: str, expected_uses: int | None,
                             host_s: dict, semiring: str = "", base_s: float | None = None):
@@ -91,14 +117,7 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
     best: the light panels' runs, the dearest statistic, are measured only when
     gpu_heavy_light is among them.  Where a format is built, those that could pay
     against ``base_s`` (the seconds of a call as the calls run now; None: all of them)."""
-    m, n = csr.shape
-    a_val, x_bytes, y_bytes = sizes
-    model = cost.gpu_pull_estimates((m, n), csr.nnz, a_val, x_bytes, y_bytes, l2, 1.0,
-                                    allowed_frac, 0.0, fold, host_s=dict.fromkeys(host_s, 0.0),
-                                    hub_share=1.0)
-    model_s = {f: e.seconds + host_s.get(f, 0.0) for f, e in model.items()}
-    call_s, dev_from = devicetime.call_seconds(model_s, semiring, cost.summary(csr), csr.nnz)
-    best = {f: dataclasses.replace(e, seconds=call_s[f]) for f, e in model.items()}
+    best, model_s, dev_from = _best_case(csr, sizes, l2, allowed_frac, fold, host_s, semiring)
     others = [f for f in best if f != "csr"]
     built = [f for f in others if A.has_format(f, transposed=transposed)]
     if not others or (built and base_s is None):
@@ -235,6 +254,19 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
                    host_us=_host_us(host_s, host_from),
                    model_ms={f: round(v * 1e3, 4) for f, v in model_s.items()},
                    device_from=dev_from)
+    def done(choice: str, why: str, e):
+        # with the light panels' runs not measured, the use count from which they could
+        # pay at their best against the calls as they will run: the plan is made again
+        # then (plan_mxv keeps it until that count)
+        if facts["panel_runs"] is None and "gpu_heavy_light" in FORMATS \
+                and not A.has_format("gpu_heavy_light", transposed=transposed):
+            best = _best_case(csr, (a_val, x_bytes, y_bytes), l2, allowed_frac, fold, host_s,
+                              semiring)[0]
+            due = _light_panels_due(best, e.seconds)
+            if due is not None:
+                details["measure_at"] = due
+        return choice, why, details, e
+
     calls, paid_by, so_far = horizon(uses, expected_uses, details)
     others = [f for f in est if f != "csr"]
     built = [f for f in others if A.has_format(f, transposed=transposed)]
@@ -246,25 +278,25 @@ def choose_gpu_pull_format(A, csr, transposed: bool, x_bytes: int, y_bytes: int,
     todo = [f for f in others if f not in built and est[f].seconds < base.seconds]
     if not todo:
         if now != "csr":
-            return now, f"{now} (already built): {where}; {ests}", details, base
-        return "csr", f"csr: {where}; {ests}", details, base
+            return done(now, f"{now} (already built): {where}; {ests}", base)
+        return done("csr", f"csr: {where}; {ests}", base)
     fmt = min(todo, key=lambda f: calls * est[f].seconds + est[f].build_seconds)
     e = est[fmt]
     saving = base.seconds - e.seconds
     need_mem = int(cost.GPU_BUILD_BYTES_PER_ENTRY * csr.nnz
                    + cost.GPU_BUILD_BYTES_PER_VERTEX * (m + n))
     if memory_budget is not None and csr.nbytes > memory_budget:
-        return (now, f"{now}: {fmt} would not fit the memory budget "
-                f"({memory_budget:,} bytes); {ests}", details, base)
+        return done(now, f"{now}: {fmt} would not fit the memory budget "
+                    f"({memory_budget:,} bytes); {ests}", base)
     free = hardware.gpu_free_bytes()
     if need_mem > free:
         details["free_bytes"] = free  # the choice may change as memory frees
-        return (now, f"{now}: building {fmt} needs ~{megabytes(need_mem)} of device memory, "
-                f"{megabytes(free)} free; {ests}", details, base)
+        return done(now, f"{now}: building {fmt} needs ~{megabytes(need_mem)} of device "
+                    f"memory, {megabytes(free)} free; {ests}", base)
     if calls * saving >= e.build_seconds:
-        return (fmt, f"{fmt}: {where}; {ests}, build ~{e.build_seconds:.3g} s paid by "
-                f"{paid_by}", details, e)
+        return done(fmt, f"{fmt}: {where}; {ests}, build ~{e.build_seconds:.3g} s paid by "
+                    f"{paid_by}", e)
     need = int(np.ceil(e.build_seconds / saving))
     details["pending"], details["pays_after"] = fmt, need
-    return (now, f"{now} for now: {where}; {ests}; the {fmt} build (~{e.build_seconds:.3g} "
-            f"s) pays after {need} uses ({paid_by} weighed)", details, base)
+    return done(now, f"{now} for now: {where}; {ests}; the {fmt} build "
+                f"(~{e.build_seconds:.3g} s) pays after {need} uses ({paid_by} weighed)", base)

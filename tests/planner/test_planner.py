@@ -326,6 +326,13 @@ def test_gpu_pull_rule_builds_the_cheapest_over_the_calls_weighed(monkeypatch):
                                                          expected_uses=300)
     assert fmt == "gpu_relabelled" and why.startswith("gpu_relabelled for now"), why
     assert details["pending"] != "gpu_relabelled" and details["pays_after"] > 300
+    # the light panels' runs are still not measured: the plan names the use count from
+    # which they could pay at their best, and at that count the rule measures them
+    due = details["measure_at"]
+    assert details["panel_runs"] is None and due > 300
+    fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
+                                                         expected_uses=due)
+    assert details["panel_runs"] is not None and "measure_at" not in details, why
     fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
                                                          expected_uses=100000)
     assert fmt not in ("csr", "gpu_relabelled"), why
