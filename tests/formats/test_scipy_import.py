@@ -108,3 +108,28 @@ def test_parallel_and_serial_imports_agree(S, threads):
         np.testing.assert_array_equal(par.values, serial.values)
     else:
         assert par.values is None and serial.values is None
+
+
+@given(seed=st.integers(0, 2**31 - 1), sort=st.booleans())
+@settings(max_examples=60, deadline=None)
+def test_order_check_of_a_block_of_rows(seed, sort):
+    """The block check (descents anywhere, less those at a row's first entry) against a
+    row-by-row check, on blocks starting anywhere, with empty rows and repeated columns."""
+    from gblas.backends.cpu.imports import _check_rows
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 25))
+    lens = rng.integers(0, 5, m) * (rng.random(m) < 0.7)
+    indptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int32)
+    indices = rng.integers(0, 6, int(indptr[-1])).astype(np.int32)
+    if sort:
+        for i in range(m):
+            indices[indptr[i]:indptr[i + 1]] = np.sort(indices[indptr[i]:indptr[i + 1]])
+    r0 = int(rng.integers(0, m + 1))
+    r1 = int(rng.integers(r0, m + 1))
+    out = np.full(indices.size, -1, dtype=np.int32)
+    want = any(np.any(np.diff(indices[indptr[i]:indptr[i + 1]]) <= 0) for i in range(r0, r1))
+    assert _check_rows(r0, r1, indptr, indices, out) == int(want)
+    lo, hi = indptr[r0], indptr[r1]
+    np.testing.assert_array_equal(out[lo:hi], indices[lo:hi])
+    assert (out[:lo] == -1).all() and (out[hi:] == -1).all()

