@@ -133,9 +133,26 @@ class GPURelabelled(FormatBase):
     def from_csr(cls, csr: CSR) -> GPURelabelled:
         """Renumber the columns of ``csr`` (on its own device) by decreasing in-degree.
 
-        The row pointers and values are ``csr``'s own arrays (not copied); the in-degrees
-        are those a transpose recorded (:func:`~gblas.formats.csr.known_column_counts`)
-        or counted.
+        Parameters
+        ----------
+        csr : CSR
+            The matrix (NumPy or CuPy arrays).  Its row pointers and values are shared,
+            not copied; its in-degrees are those a transpose recorded
+            (:func:`~gblas.formats.csr.known_column_counts`), else counted.
+
+        Returns
+        -------
+        GPURelabelled
+            The new column ids of the entries (int32 where the columns fit) and the
+            order of the columns with entries, ties by column id.
+
+        Examples
+        --------
+        >>> A = CSR.from_coo(np.array([0, 1]), np.array([2, 2]), None, (2, 3),
+        ...                  iso_value=1.0)
+        >>> R = GPURelabelled.from_csr(A)
+        >>> R.shape, R.inner.shape, R.col_order.tolist()   # columns 0 and 1 get no id
+        ((2, 3), (2, 1), [2])
         """
         from .light_panels import stable_argsort
 

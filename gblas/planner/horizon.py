@@ -28,7 +28,15 @@ def total_uses(A, transposed: bool) -> int:
 def horizon(uses: int, expected_uses: int | None, details: dict) -> tuple[int, str, str]:
     """The calls a build is weighed against: this one and those so far, or the calls
     the caller expects (``gb.config(expected_uses=...)``) when more; with the words of
-    the two reasons."""
+    the two reasons (``details`` gets ``expected_uses`` when given).
+
+    Examples
+    --------
+    >>> horizon(4, None, {})
+    (5, '5 uses', '4 so far')
+    >>> horizon(4, 20, {})[0]
+    20
+    """
     if not expected_uses:
         return uses + 1, f"{uses + 1} uses", f"{uses} so far"
     details["expected_uses"] = expected_uses
