@@ -65,12 +65,14 @@ _NO_PARENTS = np.full(1, -1, dtype=np.int64)
 
 
 @jit()
-def _push_levels(ptr, idx, level, parent, track, order, state, alpha, beta, allow_pull,
+def _push_levels(ptr, idx, level, parent, order, state, alpha, beta, allow_pull,
                  par_edges):
     """Push levels from the frontier ``order[state[_HEAD]:state[_TAIL]]``, appending each
     new level after it, until the search ends (an empty frontier), a level should pull
     (``state[_WANT_PULL] = 1``) or should run on several threads (its frontier has
-    ``par_edges`` out-edges or more, ``par_edges > 0``: ``state[_WANT_PAR] = 1``)."""
+    ``par_edges`` out-edges or more, ``par_edges > 0``: ``state[_WANT_PAR] = 1``).
+    ``parent``: None without parents (a type of its own: the search without them is
+    compiled without their branches)."""
     n = level.size
     depth = state[_DEPTH]
     head = state[_HEAD]
@@ -99,10 +101,11 @@ def _push_levels(ptr, idx, level, parent, track, order, state, alpha, beta, allo
                     tail += 1
                     if count:  # the switches' edge count: a read of ptr per vertex
                         edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
-                    if track:
+                    if parent is not None:
                         parent[j] = k
-                elif track and lv == depth and k < parent[j]:
-                    parent[j] = k
+                elif parent is not None:
+                    if lv == depth and k < parent[j]:
+                        parent[j] = k
         m_u -= edges
         m_f = edges
         head = end
@@ -326,8 +329,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         par_edges = 0
     while True:
         depth0 = int(state[_DEPTH])
-        _push_levels(ptr, idx, level, parent, parents, order, state, ALPHA, BETA,
-                     get_AT is not None, par_edges)
+        _push_levels(ptr, idx, level, parent if parents else None, order, state, ALPHA,
+                     BETA, get_AT is not None, par_edges)
         stats["push"] += int(state[_DEPTH]) - depth0
         if state[_TAIL] == state[_HEAD]:
             break
