@@ -160,13 +160,10 @@ def _push_search(ptr, idx, source, select, vectors, order):
                     order[tail] = j
                     tail += 1
         head = end
-    m = n if vectors else 0
-    val = np.empty(m, dtype=np.int64)
-    present = np.empty(m, dtype=np.bool_)
-    for i in range(m):
-        lv = level[i]
-        val[i] = lv
-        present[i] = lv >= 0
+    if vectors:
+        val, present = _reached_entries(level)
+    else:
+        val, present = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_)
     return level, val, present, depth, tail
 
 
