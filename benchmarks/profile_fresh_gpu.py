@@ -1,20 +1,50 @@
-"""Where a first PageRank on a fresh GPU Matrix spends its time (Kronecker graphs).
+"""Where a first PageRank on a fresh GPU Matrix spends its time.
 
-Prints, per scale: the transpose build, the planner's format choices and builds, and the
-whole first call against a warm one, with the cupyx loop's time for scale.
+Prints, per graph: the transpose build, the first call on each of several fresh
+Matrices against warm calls on one of them, and a host profile of one fresh call (by
+cumulative and by own time), so the fixed cost of a fresh Matrix can be read off.
 
-``PYTHONPATH=. python3 benchmarks/profile_fresh_gpu.py --scales 20 22``
+``PYTHONPATH=. python3 benchmarks/profile_fresh_gpu.py --scales 14 22 --graphs G.mtx.gz``
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
-import io
+import os
 import pstats
 import time
 
 import numpy as np
+
+
+def _graphs(scales, paths):
+    """(name, host Matrix) for each Kronecker scale and Matrix Market file."""
+    import scipy.io
+    import scipy.sparse as sp
+
+    import gblas as gb
+    from gblas.io import generators
+
+    for scale in scales:
+        yield f"kronecker-{scale}", generators.kronecker(scale, 16, seed=1)
+    for path in paths:
+        S = sp.csr_array(scipy.io.mmread(path))
+        yield os.path.basename(path).split(".")[0], gb.Matrix.from_scipy(S)
+
+
+def _table(prof: cProfile.Profile, top: int) -> str:
+    """The ``top`` functions by cumulative and by own time, in microseconds (pstats
+    prints milliseconds to three places, too coarse for a call of a few)."""
+    rows = [(ct, tt, nc, f"{os.path.basename(f)}:{line}({fn})")
+            for (f, line, fn), (_cc, nc, tt, ct, _callers) in
+            pstats.Stats(prof).stats.items()]
+    out = []
+    for title, key in (("cumulative", 0), ("own", 1)):
+        out.append(f"{'calls':>6} {'own us':>9} {'cum us':>9}  by {title} time")
+        for ct, tt, nc, name in sorted(rows, key=lambda r: -r[key])[:top]:
+            out.append(f"{nc:>6} {tt * 1e6:>9.1f} {ct * 1e6:>9.1f}  {name}")
+    return "\n".join(out)
 
 
 def main(argv=None) -> None:
@@ -24,40 +54,48 @@ def main(argv=None) -> None:
     from gblas.io import generators
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--scales", type=int, nargs="+", default=[20, 22])
+    p.add_argument("--scales", type=int, nargs="*", default=[20, 22])
+    p.add_argument("--graphs", nargs="*", default=[])
+    p.add_argument("--fresh", type=int, default=5, help="fresh Matrices timed per graph")
+    p.add_argument("--top", type=int, default=25)
     args = p.parse_args(argv)
     sync = cp.cuda.Device().synchronize
     warm = generators.kronecker(12, 16, seed=1).to("gpu")
     gb.algorithms.pagerank(warm)  # kernels compiled
-    for scale in args.scales:
-        A = generators.kronecker(scale, 16, seed=1)
+    for name, A in _graphs(args.scales, args.graphs):
         G = A.to("gpu")
         sync()
         t0 = time.perf_counter()
         G.csr(transposed=True)
         sync()
         t_tr = time.perf_counter() - t0
-        G = A.to("gpu")
-        sync()
-        prof = cProfile.Profile()
-        t0 = time.perf_counter()
-        prof.enable()
-        gb.algorithms.pagerank(G)
-        sync()
-        prof.disable()
-        t_first = time.perf_counter() - t0
+        firsts = []
+        for _ in range(args.fresh):
+            G = A.to("gpu")
+            sync()
+            t0 = time.perf_counter()
+            gb.algorithms.pagerank(G)
+            sync()
+            firsts.append(time.perf_counter() - t0)
         ts = []
         for _ in range(5):
             t0 = time.perf_counter()
             gb.algorithms.pagerank(G)
             sync()
             ts.append(time.perf_counter() - t0)
+        G = A.to("gpu")
+        sync()
+        prof = cProfile.Profile()
+        prof.enable()
+        gb.algorithms.pagerank(G)
+        sync()
+        prof.disable()
         built = [k[0] + (".T" if k[1] else "") for k in G._cache if k[0] != "stats"]
-        print(f"scale {scale}: transpose alone {t_tr * 1e3:.1f} ms; first pagerank "
-              f"{t_first * 1e3:.1f} ms; warm {np.median(ts) * 1e3:.2f} ms; built {built}")
-        s = io.StringIO()
-        pstats.Stats(prof, stream=s).sort_stats("cumulative").print_stats(25)
-        print(s.getvalue())
+        print(f"## {name}: transpose alone {t_tr * 1e3:.2f} ms; first pagerank on "
+              f"{args.fresh} fresh Matrices {np.median(firsts) * 1e3:.2f} ms "
+              f"({', '.join(f'{t * 1e3:.2f}' for t in firsts)}); warm "
+              f"{np.median(ts) * 1e3:.2f} ms; built {built}")
+        print(_table(prof, args.top))
 
 
 if __name__ == "__main__":

@@ -64,6 +64,15 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
         host = hosttime.generation()
         key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw, host)
         hit = memo.get(key)
+        if hit is None and settings.expected_uses is not None:
+            # a plan that holds at any use count (``details["any_uses"]``) is kept under
+            # the settings without the expected uses: an algorithm's hint of its calls
+            # to come does not plan again
+            hit = memo.get(_any_uses_key(key))
+            if hit is not None and hit[2].details.get("any_uses"):
+                memo[key] = hit
+            else:
+                hit = None
         if (hit is not None and hit[0] is semiring and hit[1] == A.cache_state()
                 and (hit[3] is None or total_uses(A, transposed) + 1 < hit[3])):
             return hit[2]
@@ -78,7 +87,14 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
             kept = {k: v for k, v in plan.details.items() if k != "uses"}
             memo[key] = (semiring, A.cache_state(),
                          dataclasses.replace(plan, details={**kept, "memoized": True}), until)
+            if plan.details.get("any_uses") and settings.expected_uses is not None:
+                memo[_any_uses_key(key)] = memo[key]
     return plan
+
+
+def _any_uses_key(key: tuple) -> tuple:
+    """A plan memo's key with the settings' expected uses left out."""
+    return key[:4] + (dataclasses.replace(key[4], expected_uses=None),) + key[5:]
 
 
 def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan:

@@ -140,6 +140,8 @@ def _gpu_formats_cannot_pay(A, csr, transposed: bool, sizes: tuple[int, int, int
                f"{base.seconds * 1e3:.3g} ms per call")
     faster = [f for f in others if saving[f] > 0]
     if not faster:
+        # at any use count: the plan holds whatever calls the caller expects
+        details["any_uses"] = True
         return ("csr", f"csr: no other format can be faster ({at_best})", details, base), set()
     could = {f for f in faster if calls * saving[f] >= best[f].build_seconds}
     if could:

@@ -107,6 +107,39 @@ def test_pull_larger_graph_matches_scipy(knobs, rng):
     np.testing.assert_array_equal(cp.asnumpy(y.present), np.diff(S.indptr) > 0)
 
 
+@pytest.mark.parametrize("knobs", [dict(mode="stream"), dict(mode="vector"),
+                                   dict(mode="stream", block=32, smax=16, chunk=64),
+                                   dict(mode="vector", group=4, chunk=32)])
+@pytest.mark.parametrize("n", [0, 1, 129, 3000])
+def test_pull_schedule_host_matches_device(knobs, n, rng, monkeypatch):
+    """The schedule computed on the host from the row pointers' copy (small matrices) is
+    the device's, array for array, and so is the product through it."""
+    from gblas.backends.gpu import mxv as gmxv
+
+    deg = np.minimum((rng.pareto(1.0, n) * 3).astype(np.int64), 900)
+    rows = np.repeat(np.arange(n), deg)
+    nc = max(n, 1)
+    key = np.unique(rows * nc + rng.integers(0, nc, rows.size))
+    A = CSR.from_coo(key // nc, key % nc, rng.random(key.size), (n, nc)).to_device("gpu")
+    host = gmxv.pull_schedule(A, **knobs)
+    monkeypatch.setattr(gmxv, "HOST_SCHEDULE_ROWS", -1)
+    B = CSR(A.shape, A.indptr, A.indices, A.values, A.dtype, None, "gpu")  # not cached
+    device = gmxv.pull_schedule(B, **knobs)
+    for field in ("blk", "long_rows", "cptr", "cslot"):
+        h, d = getattr(host, field), getattr(device, field)
+        assert (h is None) == (d is None), field
+        if h is not None:
+            assert h.dtype == d.dtype, field
+            np.testing.assert_array_equal(cp.asnumpy(h), cp.asnumpy(d), err_msg=field)
+    x = rng.random(A.shape[1])
+    sr = builtin.SEMIRINGS["plus_times"]
+    f = get_kernel("mxv", "csr", "gpu", "pull")
+    ya = f(A, dense_vec(x), None, sr, sr.types(A.dtype, x.dtype), **knobs)
+    yb = f(B, dense_vec(x), None, sr, sr.types(A.dtype, x.dtype), **knobs)
+    np.testing.assert_array_equal(cp.asnumpy(ya.values)[cp.asnumpy(ya.present)],
+                                  cp.asnumpy(yb.values)[cp.asnumpy(yb.present)])
+
+
 SMEM_CASES = [("plus_times", "float32"), ("plus_times", "float64"), ("min_plus", "int64"),
               ("any_pair", "int8"), ("lor_land", "bool"), ("max_clip", "float32"),
               ("max_min", "uint8")]

@@ -269,6 +269,7 @@ def test_gpu_pull_rule_measures_no_statistics_when_no_format_can_pay(monkeypatch
                                                          expected_uses=100)
     assert fmt == "csr" and "no other format can be faster" in why, why
     assert "hot_share" not in details and "pending" not in details
+    assert details["any_uses"]  # the verdict holds whatever the calls expected
     assert not {"gpu_hot_share", "gpu_panel_runs"} & set(cost.summary(csr))
 
     # a slow CSR call: the other formats would save time, but not their build's in one use
@@ -279,12 +280,48 @@ def test_gpu_pull_rule_measures_no_statistics_when_no_format_can_pay(monkeypatch
     fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9)
     assert fmt == "csr" and "no other format pays its build" in why, why
     assert details["pays_after"] >= 2 and details["pending"] in FORMATS
+    assert "any_uses" not in details
     assert not {"gpu_hot_share", "gpu_panel_runs"} & set(cost.summary(csr))
     # told of 1000 calls, the rule measures the statistics and weighs the builds
     fmt, why, details, _ = choose.choose_gpu_pull_format(A, csr, False, 8, 9,
                                                          expected_uses=1000)
     assert "hot_share" in details and "panel_runs" in details, why
     assert {"gpu_hot_share", "gpu_panel_runs"} <= set(cost.summary(csr))
+
+
+def test_plan_memo_keeps_a_plan_for_any_uses_across_the_expected_uses(monkeypatch):
+    """A memoized plan whose verdict holds at any use count (``details["any_uses"]``) is
+    reused when the caller then tells the calls it expects; any other plan is made
+    again under the new settings."""
+    import dataclasses
+
+    from gblas.config import config
+    from gblas.planner import choose
+    from gblas.semirings import builtin
+
+    made = []
+    real = choose._plan_mxv
+
+    def counted(*args, any_uses):
+        made.append(args[-1].expected_uses)
+        plan = real(*args)
+        extra = {"any_uses": True} if any_uses else {}
+        return dataclasses.replace(plan, details={**plan.details, **extra})
+
+    sr = builtin.SEMIRINGS["plus_times"]
+    for any_uses in (True, False):
+        made.clear()
+        monkeypatch.setattr(choose, "_plan_mxv",
+                            lambda *a, _k=any_uses: counted(*a, any_uses=_k))
+        A = gb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], shape=(3, 3))
+        x = gb.Vector.full(3, 1.0)
+        first = choose.plan_mxv(A, False, x, None, sr, config.current())
+        with config(expected_uses=500):
+            hinted = choose.plan_mxv(A, False, x, None, sr, config.current())
+            again = choose.plan_mxv(A, False, x, None, sr, config.current())
+        assert first.format == hinted.format == again.format
+        assert made == ([None] if any_uses else [None, 500]), made
+        assert again.details["memoized"]
 
 
 def test_gpu_pull_rule_builds_the_cheapest_over_the_calls_weighed(monkeypatch):

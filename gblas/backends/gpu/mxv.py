@@ -164,6 +164,10 @@ DEFAULT_CHUNK = 1024
 #: (as fast as "vector" or faster on large graphs; provisional, see
 #: ``benchmarks/results/history_gpu.md``).
 STREAM_MIN_NNZ = 1 << 20
+#: Matrices of at most this many rows have their pull schedule computed on the host from
+#: a copy of the row pointers (one copy each way instead of a dozen launches and three
+#: waits).
+HOST_SCHEDULE_ROWS = 1 << 14
 #: Default target entries per row block and longest short row (stream mode).
 DEFAULT_BLOCK = 256
 DEFAULT_STREAM_SMAX = 64
@@ -237,30 +241,74 @@ def pull_schedule(A: Any, group: int | None = None, chunk: int = DEFAULT_CHUNK,
         per[given] = per[key]
         return per[key]
     m = A.shape[0]
-    deg = cp.diff(A.indptr)
+    if m <= HOST_SCHEDULE_ROWS:
+        # a few dozen microseconds of NumPy on the row pointers' copy, against a dozen
+        # CuPy launches and three waits on the device
+        ip = _pinned(m + 1, A.indptr.dtype)
+        A.indptr.get(out=ip)
+        blk, long_rows, cptr, cslot = _on_device(*_schedule_arrays(
+            np, ip, m, mode, smax, int(chunk), block))
+    else:
+        blk, long_rows, cptr, cslot = _schedule_arrays(cp, A.indptr, m, mode, smax,
+                                                       int(chunk), block)
+    sched = PullSchedule(mode, g, smax, int(chunk), block, blk, long_rows, cptr, cslot)
+    per[key] = per[given] = sched
+    return sched
+
+
+def _schedule_arrays(xp: Any, indptr: Any, m: int, mode: str, smax: int, chunk: int,
+                     block: int) -> tuple:
+    """``(blk, long_rows, cptr, cslot)`` of :class:`PullSchedule` from the row pointers,
+    with ``xp`` (NumPy on a host copy, or CuPy on the device)."""
+    deg = xp.diff(indptr)
     is_long = deg > smax
-    long_rows = cp.flatnonzero(is_long).astype(cp.int64)
-    nch = (deg[long_rows].astype(cp.int64) + (chunk - 1)) // chunk
-    cptr = cp.zeros(long_rows.size + 1, dtype=cp.int64)
+    long_rows = xp.flatnonzero(is_long).astype(np.int64)
+    nch = (deg[long_rows].astype(np.int64) + (chunk - 1)) // chunk
+    cptr = xp.zeros(long_rows.size + 1, dtype=np.int64)
     if long_rows.size:
-        cptr[1:] = cp.cumsum(nch)
+        cptr[1:] = xp.cumsum(nch)
     nchunks = int(cptr[-1])
-    cslot = cp.searchsorted(cptr[1:], cp.arange(nchunks, dtype=cp.int64), side="right")
+    cslot = xp.searchsorted(cptr[1:], xp.arange(nchunks, dtype=np.int64), side="right")
     blk = None
     if mode == "stream" and m:
         # a block: consecutive rows whose first entries fall in one window of `block`
         # entries (so it holds < block + smax entries), at most MAX_BLOCK_ROWS rows; a
         # long row stands alone
-        key_ = A.indptr[:-1].astype(cp.int64) // block
-        brk = cp.empty(m, dtype=cp.bool_)
+        key_ = indptr[:-1].astype(np.int64) // block
+        brk = xp.empty(m, dtype=np.bool_)
         brk[0] = True
         brk[1:] = (key_[1:] != key_[:-1]) | is_long[1:] | is_long[:-1]
         brk[::MAX_BLOCK_ROWS] = True
-        blk = cp.flatnonzero(brk).astype(cp.int64)
-    sched = PullSchedule(mode, g, smax, int(chunk), block, blk, long_rows, cptr,
-                         cslot.astype(cp.int32))
-    per[key] = per[given] = sched
-    return sched
+        blk = xp.flatnonzero(brk).astype(np.int64)
+    return blk, long_rows, cptr, cslot.astype(np.int32)
+
+
+def _pinned(size: int, dtype: Any) -> np.ndarray:
+    """A host array in page-locked memory (a copy to or from the device several times
+    a pageable one's speed)."""
+    dtype = np.dtype(dtype)
+    mem = cp.cuda.alloc_pinned_memory(max(size, 1) * dtype.itemsize)
+    return np.frombuffer(mem, dtype, size)
+
+
+def _on_device(blk: Any, long_rows: Any, cptr: Any, cslot: Any) -> tuple:
+    """The host schedule's arrays on the device, in one copy (views of one buffer)."""
+    parts = [a for a in (blk, long_rows, cptr) if a is not None]
+    parts.append(cslot.view(np.int64) if cslot.size % 2 == 0
+                 else np.append(cslot, np.int32(0)).view(np.int64))
+    packed = _pinned(sum(a.size for a in parts), np.int64)
+    np.concatenate(parts, out=packed)
+    dev = cp.empty(packed.size, dtype=np.int64)
+    dev.set(packed)
+    out, at = [], 0
+    for a in (blk, long_rows, cptr):
+        if a is None:
+            out.append(None)
+            continue
+        out.append(dev[at:at + a.size])
+        at += a.size
+    out.append(dev[at:].view(np.int32)[:cslot.size])
+    return tuple(out)
 
 
 @register("mxv", "csr", "gpu", "pull")
