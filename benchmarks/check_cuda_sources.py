@@ -98,6 +98,7 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
         light_panels,
         mxm,
         mxv,
+        pagerank_loop,
         segmented,
         shards,
         traversal,
@@ -178,6 +179,12 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                ("gb_bfs_push", "gb_bfs_push_big", "gb_bfs_pull", "gb_bfs_mark",
                 "gb_bfs_parents", "gb_bfs_start"))
     yield "pagerank", vector_kernels.pagerank_source(), ("gb_pagerank_step",)
+    for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int32, 8),
+                          (np.int64, np.int64, 32)):
+        yield (f"pagerank fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",
+               pagerank_loop.pagerank_fused_source(np.dtype(ip), np.dtype(ix), group,
+                                                   max(32, 4 * group)),
+               ("gb_pagerank_fused",))
     # the element-wise maps: every built-in operator's expression over the preamble
     for dt in ("float32", "int8", "uint64", "bool"):
         d = np.dtype(dt)

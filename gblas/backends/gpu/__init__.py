@@ -8,6 +8,7 @@ so ``import gblas`` never imports CuPy.
 * :mod:`.elementwise` -- unary and binary maps;
 * :mod:`.traversal` -- BFS levels, one fused kernel per level (push or pull);
 * :mod:`.vector_kernels` -- fused dense-vector steps (PageRank's update);
+* :mod:`.pagerank_loop` -- a small graph's whole PageRank in one launch;
 * :mod:`.segmented`, :mod:`.shards`, :mod:`.relabelled`, :mod:`.heavy_light`, :mod:`.light_panels`,
   :mod:`.frontier` -- the kernels of the GPU formats and the load-balanced push;
 * :mod:`.codegen` -- the CUDA kernel files (``cuda/``), their specialization and the
@@ -24,6 +25,7 @@ from . import (  # noqa: F401
     heavy_light,
     mxm,
     mxv,
+    pagerank_loop,
     relabelled,
     segmented,
     shards,
@@ -31,5 +33,5 @@ from . import (  # noqa: F401
     vector_kernels,
 )
 
-__all__ = ["elementwise", "frontier", "heavy_light", "mxm", "mxv", "relabelled", "segmented",
-           "shards", "traversal", "vector_kernels"]
+__all__ = ["elementwise", "frontier", "heavy_light", "mxm", "mxv", "pagerank_loop",
+           "relabelled", "segmented", "shards", "traversal", "vector_kernels"]

@@ -240,20 +240,25 @@ def pull_schedule(A: Any, group: int | None = None, chunk: int = DEFAULT_CHUNK,
     if key in per:
         per[given] = per[key]
         return per[key]
-    m = A.shape[0]
-    if m <= HOST_SCHEDULE_ROWS:
-        # a few dozen microseconds of NumPy on the row pointers' copy, against a dozen
-        # CuPy launches and three waits on the device
-        ip = _pinned(m + 1, A.indptr.dtype)
-        A.indptr.get(out=ip)
-        blk, long_rows, cptr, cslot = _on_device(*_schedule_arrays(
-            np, ip, m, mode, smax, int(chunk), block))
-    else:
-        blk, long_rows, cptr, cslot = _schedule_arrays(cp, A.indptr, m, mode, smax,
-                                                       int(chunk), block)
+    blk, long_rows, cptr, cslot = host_or_device_schedule(A.indptr, A.shape[0], mode, smax,
+                                                          int(chunk), block)
     sched = PullSchedule(mode, g, smax, int(chunk), block, blk, long_rows, cptr, cslot)
     per[key] = per[given] = sched
     return sched
+
+
+def host_or_device_schedule(indptr: Any, m: int, mode: str, smax: int, chunk: int,
+                            block: int) -> tuple:
+    """``(blk, long_rows, cptr, cslot)`` of the rows with these (device) row pointers: rows
+    of more than ``smax`` entries cut into chunks of ``chunk``, and in ``"stream"`` mode
+    the row blocks of ``block`` entries (:class:`PullSchedule`)."""
+    if m <= HOST_SCHEDULE_ROWS:
+        # a few dozen microseconds of NumPy on the row pointers' copy, against a dozen
+        # CuPy launches and three waits on the device
+        ip = _pinned(m + 1, indptr.dtype)
+        indptr.get(out=ip)
+        return _on_device(*_schedule_arrays(np, ip, m, mode, smax, chunk, block))
+    return _schedule_arrays(cp, indptr, m, mode, smax, chunk, block)
 
 
 def _schedule_arrays(xp: Any, indptr: Any, m: int, mode: str, smax: int, chunk: int,

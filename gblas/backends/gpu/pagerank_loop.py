@@ -1,0 +1,117 @@
+"""``("pagerank", "csr", "gpu", "fused")``: PageRank's whole power iteration in one kernel
+launch (``cuda/pagerank_fused.cu``), for graphs whose products leave the device idle
+between launches: a loop of planned products costs ~0.15 ms of host time an iteration
+(the plan, three or four launches, a read back), against a few microseconds of device
+work at 10^5-10^6 entries.
+
+The contract is the CPU module's (:mod:`gblas.backends.cpu.pagerank_loop`): the same
+arithmetic in the same order per vertex, on the CSR of ``A'``; the L1 change and the
+dangling rank are folded per thread, warp and block, then over the blocks in block order
+(the same on every run).  The grid holds one block per multiprocessor at most, every
+block resident, so that blocks can wait for each other twice an iteration; the host
+reads back once, at the end.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import cupy as cp
+import numpy as np
+
+from ..registry import register
+from . import codegen
+from .launch import dummy, sm_count
+from .mxv import default_group, host_or_device_schedule
+
+__all__ = ["pagerank_fused", "pagerank_fused_source"]
+
+#: Threads per block.
+_BLOCK = 256
+#: Entries of a long row summed by one warp per iteration.
+_CHUNK = 256
+
+_SCHEDULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def pagerank_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
+    """CUDA source of ``gb_pagerank_fused`` for index dtypes ``ip``, ``ix``, ``group`` lanes
+    per short row and rows of more than ``smax`` entries cut into chunks."""
+    return codegen.source("pagerank_fused.cu", names=dict(ip_t=ip, ix_t=ix),
+                          flags=dict(GB_G=int(group), GB_SMAX=int(smax), GB_CHUNK=_CHUNK))
+
+
+def _schedule(indptr: Any, n: int, nnz: int) -> tuple:
+    """``(group, smax, long_rows, cptr, cslot)`` of the CSR with these row pointers, kept
+    while the array lives."""
+    try:
+        got = _SCHEDULES.get(indptr)
+    except TypeError:  # not weak-referenceable: computed per call
+        got = None
+    if got is None:
+        group = default_group(n, nnz)
+        smax = max(32, 4 * group)
+        _, long_rows, cptr, cslot = host_or_device_schedule(indptr, n, "vector", smax,
+                                                            _CHUNK, 0)
+        got = (group, smax, long_rows, cptr, cslot)
+        try:
+            _SCHEDULES[indptr] = got
+        except TypeError:
+            pass
+    return got
+
+
+@register("pagerank", "csr", "gpu", "fused")
+def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limit: float,
+                   max_iter: int, r0=None):
+    """Run PageRank's power iteration on the CSR of ``A'`` (on the GPU) until
+    ``|r' - r|_1 < limit``, in one kernel launch.
+
+    Parameters and returns as :func:`gblas.backends.cpu.pagerank_loop.pagerank_loop`
+    (CuPy arrays in, the ranks a CuPy array out).
+
+    Examples
+    --------
+    >>> import cupy as cp  # doctest: +SKIP
+    >>> indptr = cp.array([0, 1, 2, 3, 3]); indices = cp.array([2, 0, 1])  # doctest: +SKIP
+    >>> w = cp.array([0.85, 0.85, 0.85, 0.0])  # doctest: +SKIP
+    >>> r, it, err = pagerank_fused(indptr, indices, None, 1.0, w, None, 0.85, 1e-10,
+    ...                             100)  # doctest: +SKIP
+    >>> [round(float(x), 4) for x in r.get()], err < 1e-10  # doctest: +SKIP
+    ([0.3175, 0.3175, 0.3175, 0.0476], True)
+    """
+    n = int(w.shape[0])
+    nnz = int(indices.size)
+    dangling = w == 0.0
+    if r0 is None:  # 1/n everywhere: the dangling rank as the loop counts it
+        r, m = cp.full(n, 1.0 / n), float(cp.count_nonzero(dangling)) / n
+    else:
+        r = cp.array(r0, dtype=np.float64)
+        m = float(r[dangling].sum())
+    group, smax, long_rows, cptr, cslot = _schedule(indptr, n, nnz)
+    nlong, nchunks = int(long_rows.size), int(cslot.size)
+    # one block per multiprocessor at most (all resident: they wait for each other), and
+    # no more than the work fills
+    work = max(n * group, nchunks * 32, nlong, 1)
+    nblocks = max(1, min(sm_count(), -(-work // _BLOCK)))
+    fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax),
+                              "gb_pagerank_fused")
+    s = r * w
+    r_b, s_b = cp.empty(n), cp.empty(n)
+    part = cp.empty(max(nchunks, 1))
+    partials = cp.empty(4 * nblocks)
+    barrier = cp.zeros(2, dtype=np.uint32)
+    result = cp.empty(2)
+    f64 = dummy(np.float64)
+    vals = f64 if values is None else cp.ascontiguousarray(values, dtype=np.float64)
+    pv = f64 if p is None else cp.ascontiguousarray(p, dtype=np.float64)
+    fn((nblocks,), (_BLOCK,),
+       (indptr, indices, vals, np.int32(values is not None), np.float64(iso), pv,
+        np.int32(p is not None), np.float64(1.0 / n if n else 0.0),
+        cp.ascontiguousarray(w, dtype=np.float64), np.float64(alpha), np.float64(limit),
+        np.int32(max_iter), np.int64(n), np.float64(m), long_rows, cptr, cslot,
+        np.int64(nlong), np.int64(nchunks), r, r_b, s, s_b, part, partials, barrier, result))
+    it, err = (float(v) for v in result.get())
+    # iteration k writes r_b when k is odd (the buffers swap after each)
+    return (r_b if int(it) % 2 else r), int(it), err
