@@ -30,6 +30,11 @@ __all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number",
 #: it the products' derived formats (segmented) can pay within one call where the ranks
 #: outgrow the cache (:func:`_ranks_fit`; within it the loop stays fused).
 FUSED_PAGERANK_MAX_ENTRIES = 1 << 21
+#: The same on the GPU, where the one launch replaces ~0.15 ms of host time per
+#: iteration: on an H100 a first call on a fresh Matrix was the faster up to Kronecker
+#: 20 (16M entries: 6.2 against 8.2 ms), a call on a Matrix already used up to 19 (at
+#: 20, 5.0 against 4.6 ms; ``benchmarks/results/pagerank_fused_gpu.md``).
+FUSED_PAGERANK_MAX_ENTRIES_GPU = 1 << 24
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -94,7 +99,8 @@ def _fused_bfs_plan(dev: str, parents: bool, pull: bool) -> Plan:
 def plan_pagerank(A, settings: Settings, *, callback: bool, resumed: bool) -> Plan:
     """The Plan of ``gblas.algorithms.pagerank`` on ``A``: the whole power iteration in
     one fused kernel (``("pagerank", "csr", device, "fused")``, on the CSR of ``A'``) for
-    a graph of at most :data:`FUSED_PAGERANK_MAX_ENTRIES` entries or whose ranks fit the
+    a graph of at most :data:`FUSED_PAGERANK_MAX_ENTRIES` entries
+    (:data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` on the GPU) or whose ranks fit the
     cache, else a loop of planned products and fused vector steps.  A callback (it reads
     every iteration), a resumed run, or a pinned format or direction keep the loop.
 
@@ -111,14 +117,15 @@ def plan_pagerank(A, settings: Settings, *, callback: bool, resumed: bool) -> Pl
         or ("resumed from a checkpoint" if resumed else None)
     if why is None and not has_kernel("pagerank", "csr", dev, "fused"):
         why = f"no fused PageRank kernel registered for {dev}"
-    elif why is None and A.nvals > FUSED_PAGERANK_MAX_ENTRIES and not _ranks_fit(A):
-        why = (f"{A.nvals:,} entries: above {FUSED_PAGERANK_MAX_ENTRIES:,}, with vertex "
+    limit = FUSED_PAGERANK_MAX_ENTRIES_GPU if dev == "gpu" else FUSED_PAGERANK_MAX_ENTRIES
+    if why is None and A.nvals > limit and not _ranks_fit(A):
+        why = (f"{A.nvals:,} entries: above {limit:,}, with vertex "
                "data beyond the cache, the products' formats can pay within one call")
     if why is not None:
         return Plan("pagerank", "csr", "pull per iteration", dev, None,
                     reason=f"loop of planned products ({why})")
     because = ("a product's fixed cost would dominate each iteration"
-               if A.nvals <= FUSED_PAGERANK_MAX_ENTRIES else
+               if A.nvals <= limit else
                "the ranks fit the cache, where no format built for the products pays")
     return Plan("pagerank", "csr", "pull", dev, KernelKey("pagerank", "csr", dev, "fused"),
                 reason=f"one fused loop on the CSR of A' ({A.nvals:,} entries: {because})")

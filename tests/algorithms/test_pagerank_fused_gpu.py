@@ -69,6 +69,6 @@ def test_larger_graphs_keep_the_loop_of_products(monkeypatch):
     from gblas.planner import algorithms as plans
 
     G = gb.io.kronecker(8, 8, seed=2).to("gpu")
-    monkeypatch.setattr(plans, "FUSED_PAGERANK_MAX_ENTRIES", G.nvals - 1)
+    monkeypatch.setattr(plans, "FUSED_PAGERANK_MAX_ENTRIES_GPU", G.nvals - 1)
     p = gb.explain(gb.algorithms.pagerank, G)
     assert p.key is None and "entries" in p.reason, p.reason

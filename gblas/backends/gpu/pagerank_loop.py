@@ -7,9 +7,9 @@ work at 10^5-10^6 entries.
 The contract is the CPU module's (:mod:`gblas.backends.cpu.pagerank_loop`): the same
 arithmetic in the same order per vertex, on the CSR of ``A'``; the L1 change and the
 dangling rank are folded per thread, warp and block, then over the blocks in block order
-(the same on every run).  The grid holds one block per multiprocessor at most, every
-block resident, so that blocks can wait for each other twice an iteration; the host
-reads back once, at the end.
+(the same on every run).  The grid holds no more blocks than the multiprocessors hold at
+once (the driver's occupancy), so that blocks can wait for each other twice an
+iteration; the host reads back once, at the end.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ __all__ = ["pagerank_fused", "pagerank_fused_source"]
 
 #: Threads per block.
 _BLOCK = 256
+#: Most blocks per multiprocessor (their warps hide the gathers' latency).
+MAX_BLOCKS_PER_SM = 4
 #: Entries of a long row summed by one warp per iteration.
 _CHUNK = 256
 
@@ -40,6 +42,19 @@ def pagerank_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
     per short row and rows of more than ``smax`` entries cut into chunks."""
     return codegen.source("pagerank_fused.cu", names=dict(ip_t=ip, ix_t=ix),
                           flags=dict(GB_G=int(group), GB_SMAX=int(smax), GB_CHUNK=_CHUNK))
+
+
+def _resident_blocks(fn: Any) -> int:
+    """Blocks of :data:`_BLOCK` threads of ``fn`` one multiprocessor holds at once (the
+    driver's occupancy, at most :data:`MAX_BLOCKS_PER_SM`; 1 where it cannot be asked:
+    a kernel that launches always has room for one)."""
+    try:
+        from cupy.cuda import driver
+
+        got = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, _BLOCK, 0))
+    except Exception:  # an older CuPy or another driver API: the safe grid
+        return 1
+    return max(1, min(got, MAX_BLOCKS_PER_SM))
 
 
 def _schedule(indptr: Any, n: int, nnz: int) -> tuple:
@@ -91,12 +106,12 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
         m = float(r[dangling].sum())
     group, smax, long_rows, cptr, cslot = _schedule(indptr, n, nnz)
     nlong, nchunks = int(long_rows.size), int(cslot.size)
-    # one block per multiprocessor at most (all resident: they wait for each other), and
-    # no more than the work fills
-    work = max(n * group, nchunks * 32, nlong, 1)
-    nblocks = max(1, min(sm_count(), -(-work // _BLOCK)))
     fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax),
                               "gb_pagerank_fused")
+    # as many blocks as the multiprocessors hold at once (all resident: they wait for
+    # each other), and no more than the work fills
+    work = max(n * group, nchunks * 32, nlong, 1)
+    nblocks = max(1, min(sm_count() * _resident_blocks(fn), -(-work // _BLOCK)))
     s = r * w
     r_b, s_b = cp.empty(n), cp.empty(n)
     part = cp.empty(max(nchunks, 1))

@@ -3,8 +3,8 @@
    GB_G (lanes per short row, a power of two up to 32) and GB_CHUNK (entries per warp
    chunk of a long row).
 
-   The grid holds at most one block per multiprocessor (every block resident at once),
-   so the blocks can wait for each other: an iteration is
+   The grid holds no more blocks than the multiprocessors hold at once (every block
+   resident), so the blocks can wait for each other: an iteration is
 
      phase 1  y_i of every short row (GB_G lanes each, r'_i, s'_i, the sums folded);
               each chunk of a long row summed by a warp into part[chunk]
