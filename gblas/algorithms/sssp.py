@@ -46,7 +46,7 @@ import weakref
 
 import numpy as np
 
-from .._device import xp_for
+from .._device import to_device, xp_for
 from ..backends.registry import VecData
 from ..core.dispatch import dispatchable
 from ..exceptions import BadWeight, InvalidValue
@@ -175,10 +175,12 @@ def _heap_sssp(A, source: int, plan, progress: bool):
             report.close("a negative or NaN weight met: Bellman-Ford instead")
             return None
         row = dist[0]
-        present = np.isfinite(row)
-        # the kernel's new arrays become the Vector's (moved once where A lives)
-        d = Vector(VecData(n, None, row, present), row.dtype, plan.device, owned=True)
-        d = d.to(A.device)
+        if plan.device != A.device:
+            # the distances moved where A lives in one copy, their flags made there
+            row = to_device(row, A.device)
+        present = xp_for(A.device).isfinite(row)
+        # the kernel's new arrays become the Vector's
+        d = Vector(VecData(n, None, row, present), row.dtype, A.device, owned=True)
         if progress:
             where = "" if plan.device == A.device else f" on the {plan.device}"
             report.close(f"heap Dijkstra{where}, {int(present.sum()):,} reached")
