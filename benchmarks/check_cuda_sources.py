@@ -99,6 +99,7 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
         mxm,
         mxv,
         pagerank_loop,
+        paths_fused,
         segmented,
         shards,
         traversal,
@@ -185,6 +186,10 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                pagerank_loop.pagerank_fused_source(np.dtype(ip), np.dtype(ix), group,
                                                    max(32, 4 * group)),
                ("gb_pagerank_fused",))
+    for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int64, 16)):
+        yield (f"sssp fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",
+               paths_fused.sssp_fused_source(np.dtype(ip), np.dtype(ix), group),
+               ("gb_sssp_fused",))
     # the element-wise maps: every built-in operator's expression over the preamble
     for dt in ("float32", "int8", "uint64", "bool"):
         d = np.dtype(dt)

@@ -84,6 +84,7 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
     bound does not settle it, then the planner's choice."""
     n = A.shape[0]
     depth = reached = None
+    capped = False
     if bound:
         pass  # the heap wins at any depth: no probe
     elif not negative and sources.size and has_kernel("bfs_depth", "csr", A.device):
@@ -99,7 +100,8 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
             else None
         level, _, stats = get_kernel("bfs", "csr", A.device, "levels")(
             A.csr(), get_AT, int(sources[0]), False, max_levels=cap)
-        if stats.get("capped"):
+        capped = bool(stats.get("capped"))
+        if capped:
             depth, reached = cap, n  # at least that deep: the heap's bound at full reach
         else:
             depth, reached = int(stats["levels"]), int((level >= 0).sum())
@@ -110,6 +112,8 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
     plan = plan_shortest_paths(n, A.nvals, int(sources.size), depth=depth, reached=reached,
                                negative=negative, device=A.device, threads=threads,
                                batch=batch)
+    if capped:
+        plan.details["depth_capped"] = True  # the probe stopped: deeper than ``depth``
     if (plan.direction == "semiring" and depth is not None and sources.size == 1
             and not has_kernel("sssp", "csr", A.device, "heap")):
         # a device without a heap (the GPU): its delta-stepping's buckets count as steps

@@ -187,6 +187,29 @@ def _heap_sssp(A, source: int, plan, progress: bool):
     return d
 
 
+def _fused_sssp(A, source: int, plan, progress: bool):
+    """Distances by the plan's one launch of frontier rounds on the GPU: a Vector; None
+    when the rounds ran out first; False when it read a negative or NaN weight."""
+    from ..backends.registry import get_kernel
+    from ..core import Vector
+
+    csr = A.csr()
+    iso = 0.0 if csr.values is not None else float(csr.iso_value)
+    with Progress("sssp", enabled=progress) as report:
+        dist, rounds, finished, bad = get_kernel(*plan.key)(
+            csr.indptr, csr.indices, csr.values, iso, source, plan.details["max_rounds"])
+        if bad or not finished:
+            report.close("a negative or NaN weight met" if bad else
+                         f"not done after {rounds} rounds: {plan.details['then'].reason}")
+            return False if bad else None
+        xp = xp_for(A.device)
+        d = Vector(VecData(A.shape[0], None, dist, xp.isfinite(dist)), dist.dtype, A.device,
+                   owned=True)
+        if progress:
+            report.close(f"{rounds} rounds in one launch, {d.nvals:,} reached")
+    return d
+
+
 def _bucket_end(lo: float) -> float:
     """``lo * (1 + _WIDTH)``, and at least the next float above ``lo``."""
     hi = lo + lo * _WIDTH
@@ -359,14 +382,22 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
     # a heap Dijkstra checks the weights it reads (those the distances depend on), so the
     # pass over all of them is needed only where it does not run
     bad = _known_bad_weight(A)
-    if not bad and (plan := _plan_checked(A, source)).direction == "heap":
+    plan = None if bad else _plan_checked(A, source)
+    if plan is not None and plan.direction == "fused":
+        d = _fused_sssp(A, source, plan, progress)
+        if d is not None:  # finished, or met a negative or NaN weight (False)
+            bad = d is False
+            d = None if bad else d
+        else:  # more rounds than the launch runs: the route planned without it
+            plan = plan.details["then"]
+    if d is None and not bad and plan.direction == "heap":
         d = _heap_sssp(A, source, plan, progress)
         bad = d is None
-        if bad:  # it met a negative or NaN weight: known from now on, for this storage
-            _BAD_WEIGHT[_weights_csr(A)] = True
-    elif bad is None:
+    elif d is None and bad is None:
         bad = _has_bad_weight(A)
     if bad:
+        # a negative or NaN weight: known from now on, for this storage
+        _BAD_WEIGHT[_weights_csr(A)] = True
         check_no_nan(A, call)
         # d(s) = 0
         d = Vector.from_coo([source], np.array([0.0]), n).to(A.device)
@@ -390,17 +421,19 @@ def sssp(A, source: int, *, parents: bool = False, progress: bool = False):
 
 def _plan(A, source: int = 0, *, parents: bool = False, progress: bool = False):
     """The Plan of ``sssp(A, source)`` when its weights are ``>= 0``: ``direction`` "heap"
-    (Dijkstra) or "semiring" (delta-stepping over (min, +) products); what ``gb.explain``
-    shows."""
+    (Dijkstra), "semiring" (delta-stepping over (min, +) products) or, on a small GPU
+    Matrix, "fused" (frontier rounds in one launch); what ``gb.explain`` shows."""
     A = square_matrix(A, "sssp")
     return _plan_checked(A, _check_source(A, source, "sssp"))
 
 
 def _plan_checked(A, source: int):
     """:func:`_plan` of a square ``A`` and a checked ``source``."""
+    from ..planner.paths import plan_fused_sssp
     from ._paths import shortest_paths_plan
 
-    return shortest_paths_plan(A, np.array([source]), False)
+    return plan_fused_sssp(shortest_paths_plan(A, np.array([source]), False), A.nvals,
+                           A.device)
 
 
 sssp.__gblas_plan__ = _plan

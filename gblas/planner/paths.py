@@ -191,6 +191,59 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
                 f"({depth} hops deep, {reached} reached)", details)
 
 
+#: Most entries of a graph whose single-source search may run in one launch on the GPU
+#: (``("sssp", "csr", "gpu", "fused")``); above, a round's work outweighs the launches
+#: and copies it saves.
+FUSED_SSSP_MAX_ENTRIES = 1 << 21
+#: Most rounds of that launch after a probe found the graph shallow; a search that
+#: needs more finishes by the route planned without it.
+FUSED_SSSP_MAX_ROUNDS = 256
+#: Most rounds where no probe ran (a small graph, whose depth is unknown: a deep one
+#: loses at most these rounds, ~2-4 us each on an H100, before the planned route).
+FUSED_SSSP_UNPROBED_ROUNDS = 64
+#: Deepest probed search (hops; a round per weighted hop at least) that takes it.
+FUSED_SSSP_MAX_DEPTH = 64
+
+
+def plan_fused_sssp(plan: Plan, nnz: int, device: str) -> Plan:
+    """The Plan of a single-source search on a GPU Matrix: ``plan`` (from
+    :func:`plan_shortest_paths`), or the search in one launch of frontier rounds on the
+    device (a frontier Bellman-Ford, weights ``>= 0``) where the graph has at most
+    :data:`FUSED_SSSP_MAX_ENTRIES` entries and its probe, if one ran, found it at most
+    :data:`FUSED_SSSP_MAX_DEPTH` hops deep (a probe stopped at its cap counts as that
+    deep: on an H100 the launch finished a mesh and a peer-to-peer graph whose probes
+    stopped at 5-6 hops in 4.4 and 1.5 ms, against 10.9 and 7.8 ms by the host's heap).
+    That saves the host heap's copy of the matrix and the products' host time per step;
+    after :data:`FUSED_SSSP_MAX_ROUNDS` rounds without the end
+    (:data:`FUSED_SSSP_UNPROBED_ROUNDS` where no probe ran), ``plan``
+    (``details["then"]``) finishes the search.
+
+    Examples
+    --------
+    >>> heap = plan_shortest_paths(1024, 12_030, 1, depth=None, reached=None,
+    ...                            negative=False, device="gpu", threads=2, batch=16384)
+    >>> plan_fused_sssp(heap, 12_030, "gpu").direction  # doctest: +SKIP
+    'fused'
+    >>> plan_fused_sssp(heap, 12_030, "cpu").direction
+    'heap'
+    """
+    depth = plan.details.get("depth")
+    if (device != "gpu" or plan.details.get("sources") != 1 or nnz > FUSED_SSSP_MAX_ENTRIES
+            or plan.direction not in ("heap", "semiring")
+            or (depth is not None and depth > FUSED_SSSP_MAX_DEPTH)
+            or not has_kernel("sssp", "csr", device, "fused")):
+        return plan
+    rounds = FUSED_SSSP_UNPROBED_ROUNDS if depth is None else FUSED_SSSP_MAX_ROUNDS
+    hops = ("not probed" if depth is None else
+            f"at least {depth} hops deep" if plan.details.get("depth_capped") else
+            f"{depth} hops deep")
+    return Plan("shortest_paths", "csr", "fused", device,
+                KernelKey("sssp", "csr", device, "fused"), (), 0,
+                f"one launch of frontier rounds on the {device} ({nnz:,} entries, {hops}; "
+                f"after {rounds} rounds: {plan.reason})",
+                {**plan.details, "max_rounds": rounds, "then": plan})
+
+
 def _heap_seconds(n: int, nnz: int, sources: int, reached: int, threads: int
                   ) -> tuple[float, float]:
     """The heap Dijkstra's estimated seconds on the host, and the edges of the reached

@@ -52,12 +52,16 @@ def test_a_long_path_takes_the_heap(n):
 
 
 @pytest.mark.gpu
-def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
+def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap(monkeypatch):
     """On the GPU (no heap kernel there) a graph a thousand hops deep runs the host's heap
     Dijkstra on a copy, as the planner estimates and explain shows, and returns its
     distances on the GPU; a shallow graph keeps the device's (min, +) products, and a
     small one takes the host's heap without a probe."""
     pytest.importorskip("cupy")
+    from gblas.planner import paths
+
+    # (the device's one launch, for graphs this small, is left to the end)
+    monkeypatch.setattr(paths, "FUSED_SSSP_MAX_ENTRIES", 0)
     n = 40_000  # its heap (everything reached) costs more than one device step: probed
     rng = np.random.default_rng(5)
     r = np.r_[np.arange(n - 1), np.arange(1, n)]
@@ -91,10 +95,14 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
     np.testing.assert_allclose(gb.algorithms.sssp(G, 7).to_dense(fill=np.inf).get(),
                                2 * csg.dijkstra(S, indices=7), rtol=1e-12)
     assert summary(G.csr()).get(("host_copy", "cpu")) is not copy
+    monkeypatch.setattr(paths, "FUSED_SSSP_MAX_ENTRIES", 1 << 21)
     small = gb.Matrix.from_scipy(S[:1500, :1500]).to("gpu")
     plan = gb.explain(gb.algorithms.sssp, small, 7)
-    assert (plan.direction, plan.device) == ("heap", "cpu") and plan.details["depth"] is None
-    assert "no probe needed" in plan.reason
+    # small enough for the device's one launch, which stops after its rounds (the path is
+    # deeper) and leaves the search to the host's heap
+    assert plan.direction == "fused" and plan.details["depth"] is None, plan.reason
+    then = plan.details["then"]
+    assert (then.direction, then.device) == ("heap", "cpu") and "no probe needed" in then.reason
     np.testing.assert_allclose(gb.algorithms.sssp(small, 7).to_dense(fill=np.inf).get(),
                                csg.dijkstra(S[:1500, :1500], indices=7), rtol=1e-12)
     K = gb.io.kronecker(18, 16, seed=3)  # its top vertex reaches 149K vertices in 5 hops
@@ -104,12 +112,13 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap():
 
 
 @pytest.mark.gpu
-def test_gpu_host_heap_copies_the_part_reached():
+def test_gpu_host_heap_copies_the_part_reached(monkeypatch):
     """A GPU Matrix whose probe from one source reaches a small part has the host's heap
     copy that part's rows alone (kept for that source); a source reaching most of the
     graph gets the whole copy.  Distances as SciPy's either way."""
     pytest.importorskip("cupy")
     from gblas.formats.costing import summary
+    from gblas.planner import paths
 
     rng = np.random.default_rng(11)
     n, small = 40_000, 1_000
@@ -124,6 +133,8 @@ def test_gpu_host_heap_copies_the_part_reached():
     S = sp.csr_array((rng.uniform(0.5, 2.0, r.size), (r, c)), shape=(n, n))
     S.sum_duplicates()
     G = gb.Matrix.from_scipy(S).to("gpu")
+    # (a graph this small and shallow would run in the device's one launch)
+    monkeypatch.setattr(paths, "FUSED_SSSP_MAX_ENTRIES", 0)
     plan = gb.explain(gb.algorithms.sssp, G, 0)
     assert (plan.direction, plan.device) == ("heap", "cpu"), plan.reason
     assert plan.details["reached"] == small

@@ -8,7 +8,8 @@ so ``import gblas`` never imports CuPy.
 * :mod:`.elementwise` -- unary and binary maps;
 * :mod:`.traversal` -- BFS levels, one fused kernel per level (push or pull);
 * :mod:`.vector_kernels` -- fused dense-vector steps (PageRank's update);
-* :mod:`.pagerank_loop` -- a small graph's whole PageRank in one launch;
+* :mod:`.pagerank_loop`, :mod:`.paths_fused` -- a small graph's whole PageRank, and
+  single-source shortest paths, in one launch;
 * :mod:`.segmented`, :mod:`.shards`, :mod:`.relabelled`, :mod:`.heavy_light`, :mod:`.light_panels`,
   :mod:`.frontier` -- the kernels of the GPU formats and the load-balanced push;
 * :mod:`.codegen` -- the CUDA kernel files (``cuda/``), their specialization and the
@@ -26,6 +27,7 @@ from . import (  # noqa: F401
     mxm,
     mxv,
     pagerank_loop,
+    paths_fused,
     relabelled,
     segmented,
     shards,
@@ -34,4 +36,4 @@ from . import (  # noqa: F401
 )
 
 __all__ = ["elementwise", "frontier", "heavy_light", "mxm", "mxv", "pagerank_loop",
-           "relabelled", "segmented", "shards", "traversal", "vector_kernels"]
+           "paths_fused", "relabelled", "segmented", "shards", "traversal", "vector_kernels"]

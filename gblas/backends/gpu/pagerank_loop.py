@@ -14,6 +14,7 @@ iteration; the host reads back once, at the end.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from typing import Any
 
@@ -25,7 +26,7 @@ from . import codegen
 from .launch import dummy, sm_count
 from .mxv import default_group, host_or_device_schedule
 
-__all__ = ["pagerank_fused", "pagerank_fused_source"]
+__all__ = ["pagerank_fused", "pagerank_fused_source", "resident_blocks"]
 
 #: Threads per block.
 _BLOCK = 256
@@ -37,6 +38,7 @@ _CHUNK = 256
 _SCHEDULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+@functools.lru_cache(maxsize=64)
 def pagerank_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
     """CUDA source of ``gb_pagerank_fused`` for index dtypes ``ip``, ``ix``, ``group`` lanes
     per short row and rows of more than ``smax`` entries cut into chunks."""
@@ -44,14 +46,23 @@ def pagerank_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
                           flags=dict(GB_G=int(group), GB_SMAX=int(smax), GB_CHUNK=_CHUNK))
 
 
-def _resident_blocks(fn: Any) -> int:
-    """Blocks of :data:`_BLOCK` threads of ``fn`` one multiprocessor holds at once (the
+def resident_blocks(fn: Any, block: int = _BLOCK) -> int:
+    """Blocks of ``block`` threads of ``fn`` one multiprocessor holds at once (the
     driver's occupancy, at most :data:`MAX_BLOCKS_PER_SM`; 1 where it cannot be asked:
-    a kernel that launches always has room for one)."""
+    a kernel that launches always has room for one), for a grid whose blocks wait for
+    each other.
+
+    Examples
+    --------
+    >>> fn = codegen.get_function(pagerank_fused_source(np.dtype(np.int32),
+    ...     np.dtype(np.int32), 4, 32), "gb_pagerank_fused")  # doctest: +SKIP
+    >>> 1 <= resident_blocks(fn) <= MAX_BLOCKS_PER_SM  # doctest: +SKIP
+    True
+    """
     try:
         from cupy.cuda import driver
 
-        got = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, _BLOCK, 0))
+        got = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, block, 0))
     except Exception:  # an older CuPy or another driver API: the safe grid
         return 1
     return max(1, min(got, MAX_BLOCKS_PER_SM))
@@ -111,7 +122,7 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
     # as many blocks as the multiprocessors hold at once (all resident: they wait for
     # each other), and no more than the work fills
     work = max(n * group, nchunks * 32, nlong, 1)
-    nblocks = max(1, min(sm_count() * _resident_blocks(fn), -(-work // _BLOCK)))
+    nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-work // _BLOCK)))
     s = r * w
     r_b, s_b = cp.empty(n), cp.empty(n)
     part = cp.empty(max(nchunks, 1))

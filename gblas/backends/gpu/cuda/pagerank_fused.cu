@@ -19,27 +19,8 @@
    r'_i = y_i + (alpha m + 1 - alpha) p_i, s'_i = r'_i w_i, err = |r' - r|_1,
    m' = sum(r' where w == 0).  Data that other blocks wrote in this launch is read
    through the L2 (__ldcg): a multiprocessor's L1 is not kept coherent with the others'. */
+#include "gb_grid.cuh"
 #include "gb_sums.cuh"
-
-/* Every block of the grid waits here until all have arrived; the writes before it are
-   visible to every block after it (read them with __ldcg). */
-__device__ __forceinline__ void gb_grid_barrier(unsigned int* count,
-                                                volatile unsigned int* generation) {
-    __threadfence();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned int gen = *generation;
-        if (atomicAdd(count, 1u) == gridDim.x - 1) {
-            atomicExch(count, 0u);
-            __threadfence();
-            atomicAdd((unsigned int*)generation, 1u);
-        } else {
-            while (*generation == gen) __nanosleep(20);
-        }
-        __threadfence();
-    }
-    __syncthreads();
-}
 
 extern "C" __global__ void gb_pagerank_fused(
         const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
