@@ -251,7 +251,17 @@ def host_or_device_schedule(indptr: Any, m: int, mode: str, smax: int, chunk: in
                             block: int) -> tuple:
     """``(blk, long_rows, cptr, cslot)`` of the rows with these (device) row pointers: rows
     of more than ``smax`` entries cut into chunks of ``chunk``, and in ``"stream"`` mode
-    the row blocks of ``block`` entries (:class:`PullSchedule`)."""
+    the row blocks of ``block`` entries (:class:`PullSchedule`); computed on the host
+    from a copy of them up to :data:`HOST_SCHEDULE_ROWS` rows.
+
+    Examples
+    --------
+    >>> ip = cp.array([0, 2, 40, 41])  # doctest: +SKIP
+    >>> _, long_rows, cptr, cslot = host_or_device_schedule(ip, 3, "vector", 32, 16,
+    ...                                                     0)  # doctest: +SKIP
+    >>> long_rows.tolist(), cptr.tolist(), cslot.tolist()  # doctest: +SKIP
+    ([1], [0, 3], [0, 0, 0])
+    """
     if m <= HOST_SCHEDULE_ROWS:
         # a few dozen microseconds of NumPy on the row pointers' copy, against a dozen
         # CuPy launches and three waits on the device
