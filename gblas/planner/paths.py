@@ -192,9 +192,10 @@ def plan_shortest_paths(n: int, nnz: int, sources: int, *, depth: int | None,
 
 
 #: Most entries of a graph whose single-source search may run in one launch on the GPU
-#: (``("sssp", "csr", "gpu", "fused")``); above, a round's work outweighs the launches
-#: and copies it saves.
-FUSED_SSSP_MAX_ENTRIES = 1 << 21
+#: (``("sssp", "csr", "gpu", "fused")``): the largest size measured (on an H100 the
+#: launch beat the other routes from 2^20 to 2^26 entries, Kronecker 22 in 77 against
+#: 171 ms for a fresh Matrix; ``benchmarks/results/sssp_fused_gpu.md``).
+FUSED_SSSP_MAX_ENTRIES = 1 << 27
 #: Most rounds of that launch after a probe found the graph shallow; a search that
 #: needs more finishes by the route planned without it.
 FUSED_SSSP_MAX_ROUNDS = 256

@@ -1,7 +1,8 @@
 /* PageRank's whole power iteration in one launch, for graphs whose products are too
    small to keep the device busy between launches.  Needs ip_t, ix_t (the CSR of A'),
-   GB_G (lanes per short row, a power of two up to 32) and GB_CHUNK (entries per warp
-   chunk of a long row).
+   GB_G (lanes per short row, a power of two up to 32), GB_SMAX (the longest short row),
+   GB_CHUNK (entries per warp chunk of a long row) and GB_MINB (blocks of 256 threads a
+   multiprocessor must hold at once: the registers are capped to fit them).
 
    The grid holds no more blocks than the multiprocessors hold at once (every block
    resident), so the blocks can wait for each other: an iteration is
@@ -22,7 +23,24 @@
 #include "gb_grid.cuh"
 #include "gb_sums.cuh"
 
-extern "C" __global__ void gb_pagerank_fused(
+#ifndef GB_MINB
+#define GB_MINB 4
+#endif
+
+/* Row i's end of an iteration from its sum y: r'_i, s'_i, and its parts of err and m. */
+__device__ __forceinline__ void gb_finish_row(
+        long long i, double y, double c, const double* __restrict__ p, int has_p,
+        double p_uniform, const double* __restrict__ w, const double* r, double* rn,
+        double* sn, double& e, double& d) {
+    const double rv = y + c * (has_p ? p[i] : p_uniform);
+    const double wi = w[i];
+    rn[i] = rv;
+    sn[i] = rv * wi;
+    e += fabs(rv - r[i]);
+    if (wi == 0.0) d += rv;
+}
+
+extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_pagerank_fused(
         const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
         const double* __restrict__ vals, int has_vals, double iso,
         const double* __restrict__ p, int has_p, double p_uniform,
@@ -50,25 +68,20 @@ extern "C" __global__ void gb_pagerank_fused(
         for (long long i0 = 0; i0 < n; i0 += ngroups) {
             const long long i = i0 + group;
             long long k = 0, end = 0;
+            bool shortrow = false;
             if (i < n) {
                 k = (long long)indptr[i];
                 end = (long long)indptr[i + 1];
-                if (end - k > GB_SMAX) end = k;  /* a long row: phase 2 */
+                shortrow = end - k <= GB_SMAX;
+                if (!shortrow) end = k;  /* a long row: phase 2 */
             }
-            bool shortrow = i < n && (long long)indptr[i + 1] - (long long)indptr[i] <= GB_SMAX;
             double acc = 0.0;
             for (k += lane; k < end; k += GB_G)
                 acc += (has_vals ? vals[k] : iso) * __ldcg(s + indices[k]);
             for (int o = GB_G / 2; o > 0; o >>= 1)
                 acc += __shfl_down_sync(0xffffffffu, acc, o, GB_G);
-            if (shortrow && lane == 0) {
-                const double rv = acc + c * (has_p ? p[i] : p_uniform);
-                const double wi = w[i];
-                rn[i] = rv;
-                sn[i] = rv * wi;
-                e += fabs(rv - r[i]);
-                if (wi == 0.0) d += rv;
-            }
+            if (shortrow && lane == 0)
+                gb_finish_row(i, acc, c, p, has_p, p_uniform, w, r, rn, sn, e, d);
         }
         /* the long rows' chunks, a warp each */
         for (long long ch0 = 0; ch0 < nchunks; ch0 += nwarps) {
@@ -91,13 +104,7 @@ extern "C" __global__ void gb_pagerank_fused(
         for (long long slot = tid; slot < nlong; slot += nthreads) {
             double acc = 0.0;
             for (long long ch = cptr[slot]; ch < cptr[slot + 1]; ++ch) acc += __ldcg(part + ch);
-            const long long i = long_rows[slot];
-            const double rv = acc + c * (has_p ? p[i] : p_uniform);
-            const double wi = w[i];
-            rn[i] = rv;
-            sn[i] = rv * wi;
-            e += fabs(rv - r[i]);
-            if (wi == 0.0) d += rv;
+            gb_finish_row(long_rows[slot], acc, c, p, has_p, p_uniform, w, r, rn, sn, e, d);
         }
         gb_block_sum2(e, d);
         double* half = partials + (it & 1) * 2 * gridDim.x;
