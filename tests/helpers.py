@@ -69,7 +69,7 @@ def local_client(n_workers: int, silence_logs: int = 40) -> Iterator:
     (no dashboard), closed with its cluster on exit.  Needs the ``distributed`` extra.
 
     >>> import pytest
-    >>> _ = pytest.importorskip("distributed")
+    >>> _ = pytest.importorskip("dask.distributed")
     >>> with local_client(1, silence_logs=50) as c:
     ...     len(c.scheduler_info()["workers"])
     1

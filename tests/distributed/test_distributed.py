@@ -17,7 +17,9 @@ import sys
 import numpy as np
 import pytest
 
-distributed = pytest.importorskip("distributed", reason="needs the distributed extra")
+# Dask's own module path: where Dask is not installed, a bare "distributed" finds this
+# test folder (a namespace package) instead of failing
+pytest.importorskip("dask.distributed", reason="needs the distributed extra")
 
 from helpers import local_client  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402

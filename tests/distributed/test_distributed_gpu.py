@@ -11,7 +11,9 @@ import pytest
 
 pytestmark = pytest.mark.gpu
 
-distributed = pytest.importorskip("distributed", reason="needs the distributed extra")
+# Dask's own module path: where Dask is not installed, a bare "distributed" finds this
+# test folder (a namespace package) instead of failing
+pytest.importorskip("dask.distributed", reason="needs the distributed extra")
 cupy = pytest.importorskip("cupy", reason="needs CuPy")
 
 import gblas as gb  # noqa: E402
