@@ -81,6 +81,9 @@ def local_client(n_workers: int, silence_logs: int = 40) -> Iterator:
                                        silence_logs=silence_logs)
     c = distributed.Client(cluster)
     try:
+        # the workers registered with the scheduler before the first call (on a loaded
+        # machine a test once found none and failed at distribute)
+        c.wait_for_workers(n_workers, timeout=120)
         yield c
     finally:
         c.close()
