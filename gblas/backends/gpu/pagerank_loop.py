@@ -39,14 +39,13 @@ _SCHEDULES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 @functools.lru_cache(maxsize=64)
-def pagerank_fused_source(ip: Any, ix: Any, group: int, smax: int,
-                          min_blocks: int = MAX_BLOCKS_PER_SM) -> str:
+def pagerank_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
     """CUDA source of ``gb_pagerank_fused`` for index dtypes ``ip``, ``ix``, ``group`` lanes
-    per short row, rows of more than ``smax`` entries cut into chunks, and registers
-    capped so that a multiprocessor holds ``min_blocks`` blocks."""
+    per short row and rows of more than ``smax`` entries cut into chunks (its registers
+    capped so that a multiprocessor holds :data:`MAX_BLOCKS_PER_SM` blocks)."""
     return codegen.source("pagerank_fused.cu", names=dict(ip_t=ip, ix_t=ix),
                           flags=dict(GB_G=int(group), GB_SMAX=int(smax), GB_CHUNK=_CHUNK,
-                                     GB_MINB=int(min_blocks)))
+                                     GB_MINB=MAX_BLOCKS_PER_SM))
 
 
 def resident_blocks(fn: Any, block: int = _BLOCK) -> int:
@@ -122,8 +121,8 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
         m = float(r[dangling].sum())
     group, smax, long_rows, cptr, cslot = _schedule(indptr, n, nnz)
     nlong, nchunks = int(long_rows.size), int(cslot.size)
-    fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax,
-                                                    MAX_BLOCKS_PER_SM), "gb_pagerank_fused")
+    fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax),
+                              "gb_pagerank_fused")
     # as many blocks as the multiprocessors hold at once (all resident: they wait for
     # each other), and no more than the work fills
     work = max(n * group, nchunks * 32, nlong, 1)

@@ -23,10 +23,6 @@
 #include "gb_grid.cuh"
 #include "gb_sums.cuh"
 
-#ifndef GB_MINB
-#define GB_MINB 4
-#endif
-
 /* Row i's end of an iteration from its sum y: r'_i, s'_i, and its parts of err and m. */
 __device__ __forceinline__ void gb_finish_row(
         long long i, double y, double c, const double* __restrict__ p, int has_p,
