@@ -11,8 +11,9 @@ PICTURE FILE`` draws degree distributions, BFS levels or PageRank values
 gblas API, shows the plans the planner chose, and checks both results and times against
 SciPy (``scipy.sparse.csgraph.breadth_first_order`` and a SciPy power iteration).
 ``gblas info`` describes the machine gblas sees: threads, CPU, caches, GPU, versions, and
-the kernel cache.  ``gblas warmup`` compiles the built-in CPU kernels into the kernel cache
-(once per machine; later processes load them).  ``gblas --version`` prints the version.
+the kernel caches.  ``gblas warmup`` compiles the built-in CPU kernels into the kernel
+cache (once per machine; later processes load them); ``gblas warmup --device gpu`` the GPU
+kernels, into CuPy's kernel cache.  ``gblas --version`` prints the version.
 A bad argument gets a one-line message on stderr and exit status 2; a failure (a file
 missing or malformed, no GPU) a one-line message and exit status 1 (set
 ``GBLAS_TRACEBACK=1`` to see the traceback of an unexpected error).
@@ -26,6 +27,7 @@ Examples
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import platform
 import re
@@ -178,14 +180,21 @@ def _info(_args: argparse.Namespace) -> int:
 
 def _kernel_cache_info() -> dict[str, str]:
     from .backends.cpu import jitcache
+    from .warmup import gpu_cache_stats
 
     st = jitcache.cache_stats()
+    gpu = {}
+    if importlib.util.find_spec("cupy") is not None:  # where CuPy keeps the GPU kernels
+        g = gpu_cache_stats()
+        gpu["GPU kernel cache"] = (f"{g['path']} (CuPy's): {g['files']} files, "
+                                   f"{g['bytes'] / 2**20:.1f} MiB")
     if st["path"] is None:
-        return {"kernel cache": "off (GBLAS_CACHE_DIR=off): kernels compile in every process"}
+        return {"kernel cache": "off (GBLAS_CACHE_DIR=off): kernels compile in every process",
+                **gpu}
     state = "" if st["enabled"] else " (not writable: kernels compile in every process)"
     return {"kernel cache": f"{st['path']}: {st['files']} files, "
                             f"{st['bytes'] / 2**20:.1f} MiB{state}",
-            "GPU host times": _host_time_info()}
+            **gpu, "GPU host times": _host_time_info()}
 
 
 def _host_time_info() -> str:
@@ -217,7 +226,7 @@ def _bar(done: int, total: int, name: str, elapsed: float, width: int = 28) -> s
 
 def _warmup(args: argparse.Namespace) -> int:
     from .backends.cpu import jitcache
-    from .warmup import warmup
+    from .warmup import gpu_cache_stats, warmup
 
     if args.clear:
         n = jitcache.clear_cache()
@@ -227,6 +236,14 @@ def _warmup(args: argparse.Namespace) -> int:
               f"({jitcache.cache_root()}); set GBLAS_CACHE_DIR to a writable folder",
               file=sys.stderr)
         return 1
+    if args.device == "gpu":
+        from ._device import gpu_available
+
+        if not gpu_available():
+            print("gblas warmup: --device gpu needs CuPy and a CUDA device, and none is "
+                  "available here; run it on the GPU machine, or leave --device out for "
+                  "the CPU kernels", file=sys.stderr)
+            return 1
     tty = sys.stderr.isatty() and args.progress
 
     def report(done, total, name, elapsed):
@@ -240,10 +257,14 @@ def _warmup(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
-    warmup(progress=report, only=args.only or None)
+    warmup(progress=report, only=args.only or None, device=args.device)
     st = jitcache.cache_stats()
-    print(f"gblas warmup: {time.perf_counter() - t0:.1f} s; {st['path']}: {st['files']} "
-          f"files, {st['bytes'] / 2**20:.1f} MiB")
+    line = (f"gblas warmup ({args.device}): {time.perf_counter() - t0:.1f} s; {st['path']}: "
+            f"{st['files']} files, {st['bytes'] / 2**20:.1f} MiB")
+    if args.device == "gpu":
+        g = gpu_cache_stats()
+        line += f"; GPU kernels {g['path']}: {g['files']} files, {g['bytes'] / 2**20:.1f} MiB"
+    print(line)
     return 0
 
 
@@ -494,9 +515,12 @@ def _parser() -> argparse.ArgumentParser:
     d.set_defaults(func=_demo)
     i = sub.add_parser("info", help="threads, CPU, caches, GPU and versions")
     i.set_defaults(func=_info)
-    w = sub.add_parser("warmup", help="compile the built-in CPU kernels into the kernel "
-                                      "cache (once per machine)")
-    w.add_argument("--clear", action="store_true", help="empty the kernel cache first")
+    w = sub.add_parser("warmup", help="compile the built-in kernels into the kernel caches "
+                                      "(once per machine)")
+    w.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
+                   help="the kernels to compile: the CPU's (default) or the GPU's (CUDA, "
+                        "kept in CuPy's kernel cache)")
+    w.add_argument("--clear", action="store_true", help="empty gblas' kernel cache first")
     w.add_argument("--only", action="append", metavar="STEP",
                    help="run only this step (repeatable), e.g. --only pagerank")
     w.add_argument("--no-progress", dest="progress", action="store_false",

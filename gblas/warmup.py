@@ -1,11 +1,14 @@
-"""Compile the built-in CPU kernels into the on-disk cache ahead of use (``gblas warmup``).
+"""Compile the built-in kernels into the on-disk caches ahead of use (``gblas warmup``).
 
 A kernel is compiled the first time a call needs it for its semiring and dtypes; the
-compiled code is kept in the kernel cache (:mod:`gblas.backends.cpu.jitcache`), so each
-kernel is compiled once per machine.  :func:`warmup` makes those first calls up front: the
-algorithms of :mod:`gblas.algorithms` on a small and a medium graph (the medium one takes
-the parallel paths) in float64 and float32, PageRank on every CPU format, and ``mxv`` /
-``vxm`` (pull and push) over the common semirings and dtypes.
+compiled code is kept on disk, so each kernel is compiled once per machine: the CPU
+kernels in gblas's kernel cache (:mod:`gblas.backends.cpu.jitcache`), the GPU kernels
+(CUDA sources compiled by NVRTC) in CuPy's (:func:`gpu_cache_dir`).  :func:`warmup` makes
+those first calls up front on one device: the algorithms of :mod:`gblas.algorithms` on a
+small and a medium graph (the medium one takes the parallel paths) in float64 and
+float32, PageRank with each of the device's formats for its products, and ``mxv`` /
+``vxm`` (pull and push) over the common semirings and dtypes.  On the GPU the same calls
+also compile the CPU kernels a GPU call uses on the host.
 
 Examples
 --------
@@ -16,14 +19,17 @@ True
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-__all__ = ["WarmupTask", "warmup", "warmup_tasks", "COMMON_SEMIRINGS", "COMMON_DTYPES"]
+__all__ = ["WarmupTask", "warmup", "warmup_tasks", "gpu_cache_dir", "gpu_cache_stats",
+           "COMMON_SEMIRINGS", "COMMON_DTYPES", "DEVICES"]
 
 #: Semirings compiled for every dtype in :data:`COMMON_DTYPES` (those the algorithms and
 #: most user code run).
@@ -31,9 +37,16 @@ COMMON_SEMIRINGS = ("plus_times", "min_plus", "max_times", "any_pair", "plus_pai
 #: Value types of the warm-up: the algorithms run on both, the semirings on each.
 COMMON_DTYPES = ("float64", "float32")
 
-#: The CPU formats besides CSR that the planner builds for large graphs (PageRank's product
-#: is compiled on each).
-_CPU_FORMATS = ("segmented", "shards", "heavy_light")
+#: The devices a warm-up runs on.
+DEVICES = ("cpu", "gpu")
+
+
+def _formats(device: str) -> tuple[str, ...]:
+    """The formats besides CSR the planner may build on ``device`` for pull products
+    (PageRank's product is compiled on each)."""
+    from .formats import pull_formats
+
+    return tuple(name for name in pull_formats(device) if name != "csr")
 
 
 @dataclass(frozen=True)
@@ -60,13 +73,13 @@ def _graphs() -> dict[str, Any]:
     return _GRAPHS
 
 
-def _matrices(dtype: str = "float64"):
+def _matrices(dtype: str = "float64", device: str = "cpu"):
     from . import Matrix
 
-    return [Matrix.from_scipy(S.astype(dtype)) for S in _graphs().values()]
+    return [Matrix.from_scipy(S.astype(dtype)).to(device) for S in _graphs().values()]
 
 
-def _undirected(S):
+def _undirected(S, device: str = "cpu"):
     """The pattern of ``S + S'`` without self-loops (what the undirected algorithms take)."""
     import scipy.sparse as sp
 
@@ -75,21 +88,24 @@ def _undirected(S):
     U = sp.csr_array(((S + S.T) != 0).astype(np.float64))
     U.setdiag(0)
     U.eliminate_zeros()
-    return Matrix.from_scipy(U)
+    return Matrix.from_scipy(U).to(device)
 
 
-def _algorithm_tasks() -> list[WarmupTask]:
+def _algorithm_tasks(device: str = "cpu") -> list[WarmupTask]:
     from . import algorithms as alg
 
     def directed(fn):
-        return lambda: [fn(A) for dt in COMMON_DTYPES for A in _matrices(dt)]
+        return lambda: [fn(A) for dt in COMMON_DTYPES for A in _matrices(dt, device)]
 
     def undirected(fn):
-        return lambda: [fn(_undirected(S)) for S in _graphs().values()]
+        return lambda: [fn(_undirected(S, device)) for S in _graphs().values()]
 
+    # the CPU's push levels on several threads start above the warm-up graphs' sizes
+    bfs = ((lambda A: (alg.bfs(A, 0), _parallel_bfs(A))) if device == "cpu" else
+           (lambda A: (alg.bfs(A, 0), alg.bfs(A, 0, parents=True))))
     return [
         WarmupTask("pagerank", directed(alg.pagerank)),
-        WarmupTask("bfs", directed(lambda A: (alg.bfs(A, 0), _parallel_bfs(A)))),
+        WarmupTask("bfs", directed(bfs)),
         WarmupTask("sssp", directed(lambda A: alg.sssp(A, 0))),
         WarmupTask("connected_components", directed(alg.connected_components)),
         WarmupTask("betweenness_centrality",
@@ -98,7 +114,8 @@ def _algorithm_tasks() -> list[WarmupTask]:
         WarmupTask("core_number", undirected(alg.core_number)),
         WarmupTask("label_propagation", undirected(alg.label_propagation)),
         WarmupTask("pagerank on each format", lambda: [
-            _pinned(fmt, alg.pagerank, A) for fmt in _CPU_FORMATS for A in _matrices()]),
+            _pinned(fmt, alg.pagerank, A) for fmt in _formats(device)
+            for A in _matrices(device=device)]),
     ]
 
 
@@ -118,17 +135,17 @@ def _pinned(fmt: str, fn, *args):
         return fn(*args)
 
 
-def _semiring_tasks() -> list[WarmupTask]:
+def _semiring_tasks(device: str = "cpu") -> list[WarmupTask]:
     import gblas as gb
 
     def run_semiring(name: str):
         def run():
             for dt in COMMON_DTYPES:
-                for A in _matrices(dt):
+                for A in _matrices(dt, device):
                     n = A.shape[0]
                     ids = np.arange(0, n, 97)
-                    x = gb.Vector.from_dense(np.ones(n, dtype=dt))
-                    f = gb.Vector.from_coo(ids, np.ones(ids.size, dtype=dt), n)
+                    x = gb.Vector.from_dense(np.ones(n, dtype=dt)).to(device)
+                    f = gb.Vector.from_coo(ids, np.ones(ids.size, dtype=dt), n).to(device)
                     _try(gb.mxv, A, x, name)
                     _try(gb.mxv, A, f, name)
                     _try(gb.vxm, f, A, name)
@@ -148,14 +165,60 @@ def _try(fn, *args) -> None:
         pass
 
 
-def warmup_tasks() -> list[WarmupTask]:
-    """The steps of :func:`warmup`, in order (the graphs are generated by the first)."""
-    return _algorithm_tasks() + _semiring_tasks()
+def warmup_tasks(device: str = "cpu") -> list[WarmupTask]:
+    """The steps of :func:`warmup` on ``device``, in order (the graphs are generated by the
+    first).
+
+    Examples
+    --------
+    >>> [t.name for t in warmup_tasks("gpu")][:3]
+    ['pagerank', 'bfs', 'sssp']
+    """
+    if device not in DEVICES:
+        from .exceptions import InvalidValue
+
+        raise InvalidValue(f"warmup: argument 'device' must be one of {list(DEVICES)}, "
+                           f"got {device!r}")
+    return _algorithm_tasks(device) + _semiring_tasks(device)
+
+
+def gpu_cache_dir() -> str:
+    """The folder where CuPy keeps the compiled GPU kernels (``CUPY_CACHE_DIR``, default
+    ``~/.cupy/kernel_cache``): CuPy keys each by its source text, the compiler's version
+    and the GPU's architecture, so a changed kernel compiles again.  Read without
+    importing CuPy.
+
+    Examples
+    --------
+    >>> gpu_cache_dir().endswith("kernel_cache") or "CUPY_CACHE_DIR" in __import__("os").environ
+    True
+    """
+    env = os.environ.get("CUPY_CACHE_DIR")
+    return str(Path(env).expanduser() if env else Path.home() / ".cupy" / "kernel_cache")
+
+
+def gpu_cache_stats() -> dict[str, Any]:
+    """``{"path", "files", "bytes"}`` of CuPy's kernel cache (every file under it).
+
+    Examples
+    --------
+    >>> sorted(gpu_cache_stats())
+    ['bytes', 'files', 'path']
+    """
+    path = Path(gpu_cache_dir())
+    files = size = 0
+    if path.is_dir():
+        for f in path.rglob("*"):
+            if f.is_file():
+                files += 1
+                size += f.stat().st_size
+    return {"path": str(path), "files": files, "bytes": size}
 
 
 def warmup(progress: Callable[[int, int, str, float], None] | None = None,
-           only: list[str] | None = None) -> dict[str, float]:
-    """Compile the built-in kernels into the kernel cache; returns seconds per step.
+           only: list[str] | None = None, device: str = "cpu") -> dict[str, float]:
+    """Compile the built-in kernels of ``device`` into the kernel caches; returns seconds
+    per step.
 
     Parameters
     ----------
@@ -163,6 +226,9 @@ def warmup(progress: Callable[[int, int, str, float], None] | None = None,
         Called as ``progress(done, total, name, elapsed)`` after each step.
     only : list of str, optional
         Run only the steps with these names (see :func:`warmup_tasks`).
+    device : {"cpu", "gpu"}, default "cpu"
+        The kernels to compile: the CPU's (Numba), or the GPU's (CUDA, with the CPU
+        kernels a GPU call runs on the host).  ``"gpu"`` needs CuPy and a CUDA device.
 
     Returns
     -------
@@ -174,7 +240,11 @@ def warmup(progress: Callable[[int, int, str, float], None] | None = None,
     >>> from gblas.warmup import warmup
     >>> secs = warmup(only=["bfs"])  # doctest: +SKIP
     """
-    tasks = warmup_tasks()
+    tasks = warmup_tasks(device)
+    if device == "gpu":
+        from ._device import cupy_module
+
+        cupy_module("warmup")  # a clear NoGPU error before any step runs
     if only is not None:
         unknown = sorted(set(only) - {t.name for t in tasks})
         if unknown:
