@@ -119,3 +119,89 @@ def unique_sorted(keys: np.ndarray) -> np.ndarray:
 
 def to_numpy(a):
     return to_device(a, "cpu")
+
+
+# ---------------------------------------------------------------- whole-array reductions
+# On the GPU these run gblas's own kernels (``backends/gpu/reductions.py``): CuPy's
+# reductions compile a CUB kernel per (reduction, dtype), ~2.5 s each on a machine's
+# first use.
+
+
+def count_nonzero(a) -> int:
+    """The entries of ``a`` that are not zero, on its device.
+
+    Examples
+    --------
+    >>> count_nonzero(np.array([0, 2, 0, 5]))
+    2
+    """
+    if is_cupy_array(a):
+        from .backends.gpu import reductions
+
+        return reductions.count_nonzero(a)
+    return int(np.count_nonzero(a))
+
+
+def all_true(a) -> bool:
+    """Whether every entry of ``a`` is true (nonzero), on its device.
+
+    Examples
+    --------
+    >>> all_true(np.array([True, True])), all_true(np.array([1, 0]))
+    (True, False)
+    """
+    return count_nonzero(a) == a.size
+
+
+def array_sum(a):
+    """The sum of ``a`` as a host scalar (int for integers and bool, float for floats).
+
+    Examples
+    --------
+    >>> array_sum(np.array([1, 2, 3], dtype=np.int32)), array_sum(np.array([0.5, 0.25]))
+    (6, 0.75)
+    """
+    if is_cupy_array(a):
+        from .backends.gpu import reductions
+
+        return reductions.total(a)
+    a = np.asarray(a)
+    if a.dtype.kind in "biu":
+        return int(a.sum(dtype=np.uint64 if a.dtype.kind == "u" else np.int64))
+    return float(a.sum(dtype=np.float64))
+
+
+def extreme(a, op: str):
+    """The ``op`` ("min" or "max") of a non-empty ``a`` as a host scalar, NaN entries
+    skipped (NaN when all are).
+
+    Examples
+    --------
+    >>> extreme(np.array([3, 9, 1]), "max"), extreme(np.array([np.nan, 2.0]), "min")
+    (9, 2.0)
+    """
+    if is_cupy_array(a):
+        from .backends.gpu import reductions
+
+        return reductions.extreme(a, op)
+    a = np.asarray(a)
+    if a.dtype.kind == "f":
+        keep = a[~np.isnan(a)]
+        return float(keep.min() if op == "min" else keep.max()) if keep.size else float("nan")
+    return (a.min() if op == "min" else a.max()).item()
+
+
+def bincount(x, length: int):
+    """int64 counts of each value of the integer array ``x`` (every value in ``[0,
+    length)``), on its device: ``numpy.bincount(x, minlength=length)``.
+
+    Examples
+    --------
+    >>> bincount(np.array([0, 2, 2]), 4).tolist()
+    [1, 0, 2, 0]
+    """
+    if is_cupy_array(x):
+        from .backends.gpu import reductions
+
+        return reductions.bincount(x, length)
+    return np.bincount(x, minlength=length).astype(np.int64, copy=False)

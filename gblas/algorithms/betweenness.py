@@ -36,6 +36,7 @@ import math
 
 import numpy as np
 
+from .._device import bincount
 from ..exceptions import DimensionMismatch, IndexOutOfBound, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
 from .common import is_symmetric, square_matrix
@@ -103,7 +104,7 @@ def _level(T, keep, values, xp):
     rows = xp.repeat(xp.arange(k), xp.diff(csr.indptr.astype(np.int64)))[keep]
     indptr = xp.zeros(k + 1, dtype=dtypes.index_dtype(cols.shape[0]))
     if cols.shape[0]:
-        xp.cumsum(xp.bincount(rows, minlength=k), out=indptr[1:])
+        xp.cumsum(bincount(rows, k), out=indptr[1:])
     return Matrix(CSR((k, n), indptr, cols, xp.ascontiguousarray(values, dtype=np.float64),
                       np.dtype(np.float64), None, csr.device)), rows, cols
 

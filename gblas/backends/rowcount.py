@@ -7,6 +7,8 @@ no mask (the planner picks it only then).
 
 from __future__ import annotations
 
+import numpy as np
+
 from .registry import VecData
 
 
@@ -18,4 +20,14 @@ def row_counts(xp, A, x: VecData, allow, semiring, types) -> VecData:
     values = present if R.kind == "b" else counts.astype(R)  # plus on bool is lor
     if allow is not None:
         present &= allow
-    return VecData(A.shape[0], None, values, None if bool(present.all()) else present)
+    return VecData(A.shape[0], None, values, None if _all_true(xp, present) else present)
+
+
+def _all_true(xp, a) -> bool:
+    """Whether every entry of the bool array ``a`` is True (on the GPU by gblas's count:
+    CuPy's ``all`` compiles a CUB reduction on a machine's first use)."""
+    if xp is np:
+        return bool(a.all())
+    from .gpu.reductions import count_nonzero
+
+    return count_nonzero(a) == a.size

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from .._device import unique, xp_for
+from .._device import bincount, unique, xp_for
 from ..formats import CSR
 from .executor import array_kernel, optional_kernel
 
@@ -76,7 +76,7 @@ def csr_from_keys(keys, values, shape, dtype, device) -> CSR:
     cols = keys - rows * ncols
     indptr = xp.zeros(m + 1, dtype=dtypes.index_dtype(keys.shape[0]))
     if keys.shape[0]:
-        xp.cumsum(xp.bincount(rows, minlength=m), out=indptr[1:])
+        xp.cumsum(bincount(rows, m), out=indptr[1:])
     return CSR((m, n), indptr, cols.astype(dtypes.index_dtype(n)),
                xp.ascontiguousarray(values.astype(dtype, copy=False)), np.dtype(dtype), None,
                device)

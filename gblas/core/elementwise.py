@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from .._device import xp_for
+from .._device import all_true, xp_for
 from ..backends.registry import VecData
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 from ..formats import CSR
@@ -148,12 +148,12 @@ def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool, device: str) -> VecDat
         vals = (where(ap, _cast(av, R), _cast(bv, R), device) if a_wins
                 else where(bp, _cast(bv, R), _cast(av, R), device))
         present = ap | bp
-        return VecData(n, None, vals, None if bool(present.all()) else present)
+        return VecData(n, None, vals, None if all_true(present) else present)
     if not union and code in _TOTAL_BINARY:
         # a built-in operator defined on any value: one pass over every position (the
         # values in the holes are never read), no index array, gather or scatter
         return VecData(n, None, _cast(fmap(op, av, bv, D), R),
-                       None if bool(both.all()) else both)
+                       None if all_true(both) else both)
     if union:
         vals = where(bp, _cast(bv, R), where(ap, _cast(av, R), R.type(0), device), device)
     else:
@@ -163,7 +163,7 @@ def _dense_ewise(xp, op, fmap, ud, vd, D, R, union: bool, device: str) -> VecDat
         vals[idx] = _cast(fmap(op, av[idx], bv[idx], D), R)
     present = (ap | bp) if union else both
     # an all-True presence array is stored as None: later calls take the full fast path
-    return VecData(n, None, vals, None if bool(present.all()) else present)
+    return VecData(n, None, vals, None if all_true(present) else present)
 
 
 def _sparse_dense_mult(xp, op, fmap, u, v, D, R) -> VecData:

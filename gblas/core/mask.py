@@ -13,7 +13,7 @@ end, so a failure part-way never leaves ``out`` half-written.
 from __future__ import annotations
 
 from .. import dtypes
-from .._device import xp_for
+from .._device import all_true, count_nonzero, xp_for
 from ..backends.registry import MatMask
 from .arrays import csr_keys, member
 from .executor import array_kernel
@@ -118,7 +118,7 @@ class Mask:
         cand = d.indices if self.structural else d.indices[d.values.astype(bool)]
         if cand.shape[0] > idx.shape[0]:
             return False
-        return bool(xp.all(member(cand, idx, xp)))
+        return all_true(member(cand, idx, xp))
 
     def count_allowed(self) -> int:
         """How many positions the mask allows (a planner statistic)."""
@@ -128,8 +128,7 @@ class Mask:
                 return self.parent.size - n if self.complement else n
             return array_kernel("count_true", self.device)(self.allow())
         mm = self.matmask()
-        n = int(mm.indices.shape[0]) if mm.values is None else int(
-            xp_for(self.device).count_nonzero(mm.values))
+        n = int(mm.indices.shape[0]) if mm.values is None else count_nonzero(mm.values)
         total = int(self.shape[0]) * int(self.shape[1])
         return total - n if self.complement else n
 

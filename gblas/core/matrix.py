@@ -13,7 +13,15 @@ from functools import partial
 import numpy as np
 
 from .. import dtypes
-from .._device import check_device, cupy_module, device_of, is_cupy_array, to_numpy, xp_for
+from .._device import (
+    bincount,
+    check_device,
+    cupy_module,
+    device_of,
+    is_cupy_array,
+    to_numpy,
+    xp_for,
+)
 from ..config import config
 from ..exceptions import (
     DimensionMismatch,
@@ -428,8 +436,7 @@ class Matrix(MaskViews):
 
                 in_deg = column_frequencies(csr)
             else:
-                in_deg = (xp.bincount(csr.indices, minlength=csr.shape[1])
-                          if csr.nnz else xp.zeros(csr.shape[1], np.int64))
+                in_deg = bincount(csr.indices, csr.shape[1])
             st = _Stats(out_deg, in_deg)
             self._cache[("stats", False, ())] = st
         return st

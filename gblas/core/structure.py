@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .. import dtypes
-from .._device import to_numpy, xp_for
+from .._device import all_true, array_sum, count_nonzero, extreme, to_numpy, xp_for
 from ..backends.registry import VecData
 from ..exceptions import DimensionMismatch, InvalidObject, InvalidValue, bad_arg
 from ..formats import CSR
@@ -170,10 +170,8 @@ def _ufunc_reduce(m, vals, xp):
             f = lambda: xp.sum(vals, dtype=dt)  # noqa: E731
         elif code == "times":
             f = lambda: xp.prod(vals, dtype=dt)  # noqa: E731
-        elif dt.kind == "f":  # fmin/fmax: NaN only when every value is NaN
-            f = (lambda: xp.nanmin(vals)) if code == "min" else (lambda: xp.nanmax(vals))
-        else:
-            f = (lambda: xp.min(vals)) if code == "min" else (lambda: xp.max(vals))
+        else:  # fmin/fmax on floats: NaN only when every value is NaN
+            f = lambda: extreme(vals, code)  # noqa: E731
 
         def run():
             # inf + -inf = nan, integer wrap, all-NaN min: as defined, no warning
@@ -186,9 +184,9 @@ def _ufunc_reduce(m, vals, xp):
     if code == "any":
         return lambda: dt.type(vals[0].item())
     if code == "lor":
-        return lambda: out_dt.type(bool(xp.any(vals != 0)))
+        return lambda: out_dt.type(count_nonzero(vals) > 0)
     if code == "land":
-        return lambda: out_dt.type(bool(xp.all(vals != 0)))
+        return lambda: out_dt.type(all_true(vals))
     return None
 
 
@@ -257,7 +255,7 @@ def _extract_csr(csr: CSR, ri: np.ndarray, ci, device: str) -> CSR:
     rows = xp.asarray(ri)
     starts = csr.indptr[rows].astype(np.int64)
     counts = (csr.indptr[rows + 1] - csr.indptr[rows]).astype(np.int64)
-    total = int(counts.sum())
+    total = array_sum(counts)
     new_row = xp.repeat(xp.arange(ri.size, dtype=np.int64), counts)
     offs = xp.arange(total, dtype=np.int64) - xp.repeat(xp.cumsum(counts) - counts, counts)
     src = xp.repeat(starts, counts) + offs
@@ -344,7 +342,7 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
             cd = dtypes.unify(out.dtype, vdt)
             old_p = zp[gi]
             both = region_p & old_p
-            if bool(both.any()):
+            if count_nonzero(both):
                 full = xp.zeros(idx.size, vdt)
                 full[rk] = rv
                 r = map_binary(accum, zv[gi][both].astype(cd), full[both].astype(cd), cd, device)
@@ -387,7 +385,7 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
         oa, ob, both = in_a & ~in_b, in_b & ~in_a, in_a & in_b
         vals[oa] = old_v[ia[oa]]
         vals[ob] = rvals[ib[ob]].astype(out.dtype)
-        if bool(both.any()):
+        if count_nonzero(both):
             vals[both] = map_binary(accum, old_v[ia[both]].astype(cd),
                                     rvals[ib[both]].astype(cd), cd, device).astype(out.dtype)
         zk = xp.concatenate([okeys[keep], keys])

@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
-from .._device import unique, xp_for
+from .._device import count_nonzero, unique, xp_for
 from ..backends.registry import VecData
 from ..formats import CSR
 from . import hyper
@@ -160,7 +160,7 @@ def _assign_dense(out, T: VecData, mask, device: str):
     elif od.present is None:
         # allowed positions where T has no entry lose out's
         drop = allow & ~T.present
-        newp = ~drop if bool(drop.any()) else None
+        newp = ~drop if count_nonzero(drop) else None
     else:
         newp = (od.present & ~allow) | hit
     # newv is out's array (owned) or a copy; newp a new array, out's, or None
@@ -223,7 +223,7 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
     if accum is not None and idx.shape[0] and oi.shape[0]:
         pos = xp.minimum(xp.searchsorted(oi, idx), oi.shape[0] - 1)
         had = oi[pos] == idx
-        if bool(xp.any(had)):
+        if count_nonzero(had):
             cd = dtypes.unify(D, t_dtype)
             r = map_binary(accum, cast(ov[pos[had]], cd), cast(tv[had], cd), cd, device)
             tv = tv.copy()
@@ -335,7 +335,7 @@ def _compress_csr(csr: CSR, keep, values, dtype, device) -> CSR:
     """The entries of ``csr`` where ``keep`` (its row pointers recounted per row)."""
     xp = xp_for(device)
     m, n = csr.shape
-    nnz = int(xp.count_nonzero(keep)) if keep.shape[0] else 0
+    nnz = count_nonzero(keep) if keep.shape[0] else 0
     indptr = xp.zeros(m + 1, dtype=dtypes.index_dtype(nnz))
     if nnz == keep.shape[0]:
         cols, vals = csr.indices, values

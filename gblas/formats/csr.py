@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import dtypes
-from .._device import device_of, pinned_copy, to_device, xp_for
+from .._device import bincount, device_of, pinned_copy, to_device, xp_for
 from ..exceptions import InvalidObject
 from .base import FormatBase, register_format
 
@@ -406,7 +406,7 @@ class CSR(CompressedEntries, FormatBase):
         order = xp.argsort(key)  # CuPy's argsort is stable
         del key
         indptr = xp.zeros(n + 1, dtype=dtypes.index_dtype(nnz))
-        counts = xp.bincount(cols, minlength=n) if nnz else xp.zeros(n, np.int64)
+        counts = bincount(cols, n)
         xp.cumsum(counts, out=indptr[1:])
         indices = rows[order]
         values = None if self.values is None else self.values[order]

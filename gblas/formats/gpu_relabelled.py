@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import dtypes
-from .._device import to_device, xp_for
+from .._device import array_sum, bincount, count_nonzero, extreme, to_device, xp_for
 from .base import FormatBase, register_format
 from .csr import CSR, known_column_counts
 
@@ -72,13 +72,13 @@ def hub_share(in_degree: Any) -> float:
     0.97
     """
     n = int(in_degree.size)
-    total = float(in_degree.sum()) if n else 0.0
-    if total == 0:
+    whole = float(array_sum(in_degree)) if n else 0.0
+    if whole == 0:
         return 0.0
     xp = xp_for("gpu" if not isinstance(in_degree, np.ndarray) else "cpu")
     k = max(1, int(math.ceil(n * HUB_COLUMNS)))
     top = xp.sort(in_degree.astype(np.int64))[-k:]
-    return float(top.sum()) / total
+    return array_sum(top) / whole
 
 
 @register_format
@@ -160,12 +160,11 @@ class GPURelabelled(FormatBase):
         m, n = (int(s) for s in csr.shape)
         deg = known_column_counts(csr)
         if deg is None:
-            deg = xp.bincount(csr.indices, minlength=n) if csr.nnz else \
-                xp.zeros(n, dtype=np.int64)
+            deg = bincount(csr.indices, n)
         deg = deg.astype(np.int64, copy=False)
-        top = int(deg.max()) if n else 0
+        top = int(extreme(deg, "max")) if n else 0
         order = stable_argsort(xp, top - deg, top)     # by decreasing degree, stable
-        hit = int(xp.count_nonzero(deg))                # those with entries come first
+        hit = count_nonzero(deg)                        # those with entries come first
         it = np.int32 if n <= np.iinfo(np.int32).max else np.int64
         rank = xp.empty(n, dtype=it)
         rank[order] = xp.arange(n, dtype=it)

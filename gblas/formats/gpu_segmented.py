@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import dtypes
-from .._device import to_device, xp_for
+from .._device import array_sum, bincount, count_nonzero, to_device, xp_for
 from .base import FormatBase, register_format
 from .csr import CSR
 
@@ -323,7 +323,7 @@ def _build(csr: CSR, m: int, n: int, width: int, hot: int | None,
     k = 0
     hot_cols = xp.zeros(0, dtype=np.int64)
     if nnz and n and (hot is None or hot > 0):
-        indeg = xp.bincount(cols, minlength=n)
+        indeg = bincount(cols, n)
         want = min(DEFAULT_HOT if hot is None else int(hot), n)
         # by decreasing in-degree, ties by column: unique keys, the same order on any
         # device (the rank among distinct degrees, at most ~sqrt(2 nnz), times n fits)
@@ -332,9 +332,9 @@ def _build(csr: CSR, m: int, n: int, width: int, hot: int | None,
         order = xp.argsort(drank * n + xp.arange(n, dtype=np.int64))[:want]
         del u, drank
         if hot is None:
-            keep = int(xp.count_nonzero(indeg[order] >= HOT_MIN_DEGREE))
+            keep = count_nonzero(indeg[order] >= HOT_MIN_DEGREE)
             order = order[:keep]
-            share = float(indeg[order].sum()) / nnz if keep else 0.0
+            share = array_sum(indeg[order]) / nnz if keep else 0.0
             if share < HOT_MIN_SHARE:
                 order = order[:0]
         hot_cols = order.astype(np.int64)

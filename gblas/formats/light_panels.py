@@ -74,7 +74,7 @@ from typing import Any
 
 import numpy as np
 
-from .._device import to_device, unique, xp_for
+from .._device import array_sum, bincount, count_nonzero, extreme, to_device, unique, xp_for
 from .csr import CSR, known_column_counts
 
 __all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
@@ -451,7 +451,7 @@ def stable_argsort(xp: Any, key: Any, top: int | None = None) -> Any:
     """A stable argsort of ``key`` (>= 0, at most ``top``: its maximum when not given) on
     the narrowest unsigned type that holds it (a radix sort takes a pass per byte)."""
     if top is None:
-        top = int(key.max()) if key.size else 0
+        top = int(extreme(key, "max")) if key.size else 0
     kt = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max),
               np.int64)
     key = key.astype(kt)
@@ -518,18 +518,18 @@ def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int,
     ([1, -1, 3, 2], [-1, 0, 3, 2, -1])
     """
     if deg is None:
-        deg = xp.bincount(indices, minlength=n).astype(np.int64)
-    top = int(deg.max()) if n else 0
+        deg = bincount(indices, n)
+    top = int(extreme(deg, "max")) if n else 0
     key = (xp.arange(n, dtype=np.int64) // S) * (top + 1) + (top - deg)
     order = stable_argsort(xp, key)
     order = order[deg[order] > 0]
     span = order // S
-    per = xp.bincount(span, minlength=-(-n // S))       # columns with entries per span
+    per = bincount(span, -(-n // S))                    # columns with entries per span
     ids = -(-per // W) * W                              # ids of each span: whole panels
     first = exclusive_cumsum(xp, per)                   # of each span, in ``order``
     start = exclusive_cumsum(xp, ids)                   # new id of each span's first
     new = start[span] + xp.arange(order.size, dtype=np.int64) - first[span]
-    col_order = xp.full(int(ids.sum()), -1, dtype=np.int64)
+    col_order = xp.full(array_sum(ids), -1, dtype=np.int64)
     col_order[new] = order
     rank = xp.full(n, -1, dtype=np.int64)
     rank[order] = new
@@ -558,7 +558,7 @@ def panel_pairs(csr: CSR, W: int) -> int:
     xp.not_equal(p[1:], p[:-1], out=new[1:])
     starts = csr.indptr[:-1]
     new[starts[starts < nnz]] = True
-    return int(xp.count_nonzero(new))
+    return count_nonzero(new)
 
 
 def relabel_pays(saved_pairs: float, n: int) -> bool:
@@ -636,7 +636,7 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
         head = _pair_starts(xp, ps, rs)
         del npanel
         if relabel is None and not relabel_pays(
-                panel_pairs(csr, W) - int(xp.count_nonzero(head)), int(col_order.size)):
+                panel_pairs(csr, W) - count_nonzero(head), int(col_order.size)):
             col_order = order = None    # not worth the gather: keep the column ids
         if col_order is not None:
             cols, npn = ncols, -(-int(col_order.size) // W)
@@ -654,10 +654,10 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
         perm = _bank_interleave(xp, ps, rs, nq, RR, head)
         order, ps, rs, cs, head = order[perm], ps[perm], rs[perm], cs[perm], head[perm]
         del perm
-    pc = xp.bincount(ps, minlength=npn) if nnz else xp.zeros(npn, dtype=np.int64)
+    pc = bincount(ps, npn)
     padded = -(-pc // G) * G
     p0 = exclusive_cumsum(xp, padded)
-    tot = int(padded.sum()) if npn else 0
+    tot = array_sum(padded) if npn else 0
     # each entry's slot: its index, moved by its panel's padding before it
     pos = xp.arange(nnz, dtype=it) + (p0 - exclusive_cumsum(xp, pc)).astype(it)[ps]
     ent = xp.zeros(tot, dtype=np.uint16)
@@ -671,8 +671,7 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     run = head | (pos % G == 0)
     ngroups = tot // G
     hidx = xp.flatnonzero(run)
-    gcount = xp.bincount(pos[hidx] // G, minlength=ngroups) if nnz else \
-        xp.zeros(ngroups, dtype=np.int64)
+    gcount = bincount(pos[hidx] // G, ngroups)
     gbase = exclusive_cumsum(xp, gcount)
     npart = int(hidx.size)
     prow_g = rs[hidx]

@@ -27,6 +27,7 @@ import dataclasses
 import numpy as np
 
 from .. import hardware
+from .._device import array_sum
 from ..backends.registry import KernelKey, has_kernel
 from ..config import Settings
 from ..exceptions import NoKernel
@@ -122,7 +123,7 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
         # degree of column k of op(A): in-degree of A, or out-degree of A when transposed
         deg = st.out_degree if transposed else st.in_degree
         idx = x.sparse_data().indices
-        active = int(deg[idx].sum())
+        active = array_sum(deg[idx])
         f = active / nnz if nnz else 0.0
         pull_work = nnz * allowed_frac + x_nvals
         push_work = cost.PUSH_EDGE_COST * active + x_nvals

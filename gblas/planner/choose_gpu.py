@@ -15,6 +15,7 @@ import dataclasses
 import numpy as np
 
 from .. import hardware
+from .._device import array_sum
 from ..formats import FORMATS, pull_formats
 from ..formats.gpu_relabelled import HUB_COLUMNS
 from ..formats.gpu_segmented import DEFAULT_HOT
@@ -40,9 +41,9 @@ def _gpu_hot_share(A, csr, transposed: bool) -> tuple[float, float]:
         srt = xp.sort(deg)
         top = srt[srt.size - k:]
         total = max(csr.nnz, 1)
-        share = float(top[top >= 2].sum(dtype=np.int64)) / total
+        share = array_sum(top[top >= 2]) / total
         hub_k = max(1, int(np.ceil(deg.size * HUB_COLUMNS)))
-        hubs = float(srt[srt.size - hub_k:].sum(dtype=np.int64)) / total if deg.size else 0.0
+        hubs = array_sum(srt[srt.size - hub_k:]) / total if deg.size else 0.0
         got = memo["gpu_hot_share"] = (share, hubs)
     return got
 

@@ -15,7 +15,7 @@ import cupy as cp
 import numpy as np
 
 from ..registry import register
-from . import codegen
+from . import codegen, reductions
 from .codegen import ctype
 
 _KERNELS: dict[tuple, Any] = {}
@@ -202,8 +202,6 @@ def compress(cond, a, *more):
 
 # Bool arrays hold one byte 0 or 1 per entry: eight of them read as one 64-bit word count
 # with a popcount and negate with an XOR, eight entries per thread instead of one.
-_POPCOUNT = cp.ReductionKernel("uint64 w", "int64 n", "__popcll(w)", "a + b", "n = a", "0",
-                               "gb_popcount_sum")
 _NOT8 = cp.ElementwiseKernel("uint64 w", "uint64 o", "o = w ^ 0x0101010101010101ULL",
                              "gb_not8")
 
@@ -222,11 +220,8 @@ def count_true(b: Any) -> int:
     """The number of True entries of a bool array (one synchronization)."""
     words, tail = _bool_words(b)
     if words is None or words.shape[0] == 0:
-        return int(cp.count_nonzero(b))
-    n = _POPCOUNT(words)
-    if tail.shape[0]:
-        n = n + cp.count_nonzero(tail)
-    return int(n)
+        return reductions.count_nonzero(b)
+    return reductions.popcount(words, tail)
 
 
 @register("logical_not", "array", "gpu", "")

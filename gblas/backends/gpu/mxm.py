@@ -21,7 +21,7 @@ import numpy as np
 from ... import dtypes
 from ...exceptions import InvalidValue
 from ..registry import CSRData, MatMask, register
-from . import codegen
+from . import codegen, reductions
 from .launch import blocks, dummy, sm_count
 
 #: Products expanded at once by ``saxpy`` (each costs 8 bytes of key plus the value, twice
@@ -79,7 +79,7 @@ def _build_csr(shape: tuple[int, int], rows: Any, cols: Any, vals: Any, r: np.dt
     nnz = int(rows.size)
     indptr = cp.zeros(m + 1, dtype=dtypes.index_dtype(nnz))
     if nnz:
-        indptr[1:] = cp.cumsum(cp.bincount(rows, minlength=m))
+        indptr[1:] = cp.cumsum(reductions.bincount(rows, m))
     return CSRData((m, n), indptr, cols.astype(dtypes.index_dtype(n)), vals.astype(r, copy=False),
                    np.dtype(r))
 

@@ -22,7 +22,7 @@ import cupy as cp
 import numpy as np
 
 from ..registry import register
-from . import codegen
+from . import codegen, reductions
 from .launch import dummy, sm_count
 from .mxv import default_group, host_or_device_schedule
 
@@ -115,10 +115,10 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
     nnz = int(indices.size)
     dangling = w == 0.0
     if r0 is None:  # 1/n everywhere: the dangling rank as the loop counts it
-        r, m = cp.full(n, 1.0 / n), float(cp.count_nonzero(dangling)) / n
+        r, m = cp.full(n, 1.0 / n), reductions.count_nonzero(dangling) / n
     else:
         r = cp.array(r0, dtype=np.float64)
-        m = float(r[dangling].sum())
+        m = reductions.total(r[dangling])
     group, smax, long_rows, cptr, cslot = _schedule(indptr, n, nnz)
     nlong, nchunks = int(long_rows.size), int(cslot.size)
     fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax),
