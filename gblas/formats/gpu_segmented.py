@@ -218,7 +218,7 @@ class GPUSegmented(FormatBase):
         order = xp.argsort(rows * max(n, 1) + cols)
         rows, cols = rows[order], cols[order]
         indptr = xp.zeros(m + 1, dtype=dtypes.index_dtype(nnz))
-        xp.cumsum(xp.bincount(rows, minlength=m), out=indptr[1:])
+        xp.cumsum(bincount(rows, m), out=indptr[1:])
         values = None
         if self.iso_value is None:
             values = xp.concatenate(parts_v)[order]
@@ -378,7 +378,7 @@ def _build(csr: CSR, m: int, n: int, width: int, hot: int | None,
     hot_order = None
     if k:
         # hot entries sorted by rank within each row (CSR order of the hot part)
-        n_hot_e = int(xp.count_nonzero(erank >= 0))
+        n_hot_e = count_nonzero(erank >= 0)
         hot_order = xp.argsort(srow[:n_hot_e] * k + erank[pos[:n_hot_e]])
     lseg = sseg[starts]
     llkey = lkey[starts]
