@@ -100,6 +100,7 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
         mxv,
         pagerank_loop,
         paths_fused,
+        reductions,
         segmented,
         shards,
         traversal,
@@ -190,6 +191,11 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
         yield (f"sssp fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",
                paths_fused.sssp_fused_source(np.dtype(ip), np.dtype(ix), group),
                ("gb_sssp_fused",))
+    for dt in ("bool", "int8", "uint16", "int32", "uint64", "float32", "float64"):
+        for op in ("sum", "min", "max"):
+            yield (f"reductions {dt} {op}", reductions.reductions_source(dt, op),
+                   ("gb_red_count", "gb_red_popcount", "gb_red_isum", "gb_red_partials",
+                    "gb_red_bincount"))
     # the element-wise maps: every built-in operator's expression over the preamble
     for dt in ("float32", "int8", "uint64", "bool"):
         d = np.dtype(dt)

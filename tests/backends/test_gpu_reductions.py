@@ -92,6 +92,14 @@ def test_bincount_matches_numpy(values, extra, dt):
     np.testing.assert_array_equal(cp.asnumpy(got), np.bincount(a, minlength=length))
 
 
+def test_bincount_never_writes_past_the_histogram():
+    x = cp.asarray(np.array([0, 5, -1, 2, 2, 1 << 40], dtype=np.int64))
+    guard = cp.full(64, 7, dtype=np.int64)   # the pool may place a neighbour right after
+    got = reductions.bincount(x, 3)
+    assert cp.asnumpy(got).tolist() == [1, 0, 2]
+    assert bool((guard == 7).all())
+
+
 def test_bincount_of_floats_is_refused():
     with pytest.raises(TypeError, match="integer values expected"):
         reductions.bincount(cp.zeros(3), 3)

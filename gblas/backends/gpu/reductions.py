@@ -30,7 +30,7 @@ import numpy as np
 
 from . import codegen
 
-__all__ = ["bincount", "count_nonzero", "extreme", "popcount", "total"]
+__all__ = ["bincount", "count_nonzero", "extreme", "popcount", "reductions_source", "total"]
 
 _BLOCK = 256
 #: Most blocks of a launch (their partials go back to the host).
@@ -47,11 +47,17 @@ def _acc(dt: np.dtype) -> np.dtype:
     return np.dtype(np.uint64 if dt.kind == "u" else np.int64)
 
 
+def reductions_source(dt: Any, op: str) -> str:
+    """CUDA source of the reductions over input dtype ``dt`` whose ``gb_red_partials``
+    folds with ``op`` ("sum", "min" or "max"; the other kernels are in every variant)."""
+    dt = np.dtype(dt)
+    return codegen.source("reductions.cu", names=dict(T=dt, A=_acc(dt)),
+                          flags=dict(GB_RED_OP=_OPS[op]))
+
+
 @functools.lru_cache(maxsize=64)
 def _function(dt: np.dtype, op: str, name: str) -> Any:
-    src = codegen.source("reductions.cu", names=dict(T=dt, A=_acc(dt)),
-                         flags=dict(GB_RED_OP=_OPS[op]))
-    return codegen.get_function(src, name)
+    return codegen.get_function(reductions_source(dt, op), name)
 
 
 def _prepared(x: Any) -> tuple[Any, np.dtype, int]:
@@ -130,13 +136,15 @@ def _partials(x: Any, op: str) -> np.ndarray:
 
 def bincount(x: Any, length: int) -> Any:
     """int64 counts of each value of the integer array ``x``, every value in
-    ``[0, length)`` (the caller's bound: nothing checks it), as ``numpy.bincount(x,
-    minlength=length)``."""
+    ``[0, length)``, as ``numpy.bincount(x, minlength=length)``.  The bound is the
+    caller's (the rows or columns of a matrix): checking it would cost a read back, so a
+    value outside is counted in a slot past the result, never written over memory."""
     x, dt, n = _prepared(x)
     if dt.kind not in "iu":
         raise TypeError(f"GPU bincount: integer values expected, got {dt}")
-    out = cp.zeros(max(int(length), 0), dtype=np.uint64)
+    length = max(int(length), 0)
+    out = cp.zeros(length + 1, dtype=np.uint64)
     if n:
         _function(dt, "sum", "gb_red_bincount")((_grid(n),), (_BLOCK,),
-                                                 (x, np.int64(n), out))
-    return out.view(np.int64)
+                                                 (x, np.int64(n), out, np.int64(length)))
+    return out[:length].view(np.int64)

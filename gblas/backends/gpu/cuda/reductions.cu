@@ -97,10 +97,13 @@ extern "C" __global__ void gb_red_partials(const T* __restrict__ x, long long n,
 #endif
 }
 
-/* out[x[i]] += 1 for every i (every value in [0, the length of out)) */
+/* out[x[i]] += 1 for every i whose value is in [0, len); a value outside is counted in
+   out[len] instead of writing past the histogram */
 extern "C" __global__ void gb_red_bincount(const T* __restrict__ x, long long n,
-                                           unsigned long long* out) {
+                                           unsigned long long* out, long long len) {
     const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
-        atomicAdd(out + (long long)x[i], 1ull);
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
+        const long long v = (long long)x[i];
+        atomicAdd(out + ((v >= 0 && v < len) ? v : len), 1ull);
+    }
 }
