@@ -1,5 +1,5 @@
 """A first analysis session, as a new user runs it: one new Python process that imports
-the library, reads a graph file and runs eight algorithms once each (PageRank, BFS,
+the library, reads a graph file and runs seven algorithms once each (PageRank, BFS,
 connected components, core numbers, triangles, betweenness from 16 sources, label
 propagation), timed whole, ``import`` included.
 
