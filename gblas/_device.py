@@ -185,9 +185,8 @@ def extreme(a, op: str):
 
         return reductions.extreme(a, op)
     a = np.asarray(a)
-    if a.dtype.kind == "f":
-        keep = a[~np.isnan(a)]
-        return float(keep.min() if op == "min" else keep.max()) if keep.size else float("nan")
+    if a.dtype.kind == "f":  # fmin / fmax skip NaN, without a copy or a warning
+        return float((np.fmin if op == "min" else np.fmax).reduce(a, axis=None))
     return (a.min() if op == "min" else a.max()).item()
 
 
