@@ -123,7 +123,7 @@ def to_numpy(a):
 
 # ---------------------------------------------------------------- whole-array reductions
 # On the GPU these run gblas's own kernels (``backends/gpu/reductions.py``): CuPy's
-# reductions compile a CUB kernel per (reduction, dtype), ~2.5 s each on a machine's
+# reductions compile CUB kernels per (reduction, dtype), 1.5-2.7 s each on a machine's
 # first use.
 
 

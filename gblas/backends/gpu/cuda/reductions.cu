@@ -2,7 +2,7 @@
    histograms folded with 64-bit integer atomics (exact, in any order), and the per-block
    partials of a sum, min or max in the accumulator type A (a typedef) that the host
    finishes.  Plain block folds: no CUB, so the source compiles in a fraction of a
-   second (CuPy's reductions with its CUB accelerator took ~2.5 s each to compile). */
+   second (CuPy's reductions with its CUB accelerator took 1.5-2.7 s a kernel to compile). */
 
 #define GB_RED_BLOCK 256
 
