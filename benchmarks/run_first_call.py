@@ -34,6 +34,8 @@ from pathlib import Path
 ALGORITHMS = ("pagerank", "bfs", "sssp", "connected_components", "triangle_count",
               "core_number", "label_propagation")
 
+REPO = Path(__file__).resolve().parents[1]
+
 GPU_ALGORITHMS = ("pagerank", "bfs", "sssp", "connected_components")
 
 _CHILD = """
@@ -64,6 +66,7 @@ print(json.dumps({"import": t1 - t0, "from_scipy": t2 - t1, "call": t3 - t2, "to
 _CUPYX_CHILD = """
 import json, sys, time
 import numpy as np, scipy.sparse as sp
+from benchmarks.run_end_to_end import _cupy_bfs, _cupy_pagerank
 S = sp.csr_matrix(sp.load_npz(sys.argv[1]))
 alg = sys.argv[2]
 n = S.shape[0]
@@ -79,26 +82,7 @@ else:
     M = cps.csr_matrix(sp.csr_matrix(S.T, dtype=np.float32))
 cp.cuda.Device().synchronize()
 t2 = time.perf_counter()
-if alg == "pagerank":
-    x = cp.full(n, 1.0 / n)
-    for _ in range(100):
-        last = x
-        x = 0.85 * (M @ x) + (0.85 * float(x[dangling].sum()) + 0.15) / n
-        if float(cp.abs(x - last).sum()) < 1e-6:
-            break
-else:
-    levels = cp.full(n, -1, dtype=cp.int64)
-    levels[0] = 0
-    f = cp.zeros(n, dtype=cp.float32)
-    f[0] = 1
-    depth = 0
-    while True:
-        depth += 1
-        new = ((M @ f) > 0) & (levels < 0)
-        if not bool(new.any()):
-            break
-        levels[new] = depth
-        f = new.astype(cp.float32)
+_cupy_pagerank(cp, M, dangling, n) if alg == "pagerank" else _cupy_bfs(cp, M, 0, n)
 cp.cuda.Device().synchronize()
 t3 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "from_scipy": t2 - t1, "call": t3 - t2, "total": t3 - t0}))
@@ -110,6 +94,8 @@ def _env(caches: Path | None = None) -> dict:
     gblas, Numba and CuPy kernel caches."""
     env = dict(os.environ)
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode
+    # the repository first: gblas and (for the cupyx child) the benchmarks' loops
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
     if caches is not None:
         env.update(GBLAS_CACHE_DIR=str(caches / "gblas"), NUMBA_CACHE_DIR=str(caches / "numba"),
                    CUPY_CACHE_DIR=str(caches / "cupy"))
