@@ -153,6 +153,24 @@ def all_true(a) -> bool:
     return count_nonzero(a) == a.size
 
 
+def array_equal(a, b) -> bool:
+    """Whether ``a`` and ``b`` have one shape and equal entries (NaN equal to nothing, as
+    in ``numpy.array_equal``), on their device.
+
+    Examples
+    --------
+    >>> array_equal(np.array([1, 2]), np.array([1, 2], dtype=np.int8))
+    True
+    >>> array_equal(np.array([np.nan]), np.array([np.nan])), array_equal(np.ones(2), np.ones(3))
+    (False, False)
+    """
+    if a.shape != b.shape:
+        return False
+    if is_cupy_array(a) or is_cupy_array(b):
+        return count_nonzero(a != b) == 0
+    return bool(np.array_equal(a, b))
+
+
 def array_sum(a):
     """The sum of ``a`` as a host scalar (int for integers and bool, float for floats).
 

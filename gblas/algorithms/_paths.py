@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import hardware
+from .._device import count_nonzero
 from ..backends.registry import get_kernel, has_kernel
 from ..config import config
 from ..planner import Plan, heap_bound_holds, plan_shortest_paths
@@ -104,7 +105,7 @@ def _probed_plan(A, sources: np.ndarray, negative: bool, threads: int, bound: bo
         if capped:
             depth, reached = cap, n  # at least that deep: the heap's bound at full reach
         else:
-            depth, reached = int(stats["levels"]), int((level >= 0).sum())
+            depth, reached = int(stats["levels"]), count_nonzero(level >= 0)
             if sources.size == 1 and reached * REACHED_COPY_SHARE <= n:
                 # a small part reached: a host heap needs only its rows (heap_paths;
                 # one source's at a time)

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .._device import device_of, to_device, xp_for
+from .._device import count_nonzero, device_of, to_device, xp_for
 from ..core.dispatch import dispatchable
 from ..exceptions import DimensionMismatch, GraphBLASError, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
@@ -301,7 +301,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     s = w * (1.0 / n)
     # state_k = [|r_k - r_{k-1}|_1, m_k]: m_k = sum(r_k over dangling), on the device
     sbuf = [xp.zeros(2), xp.empty(2)]
-    sbuf[0][1] = xp.count_nonzero(w == 0) / n
+    sbuf[0][1] = count_nonzero(w == 0) / n
     errs, first = [], 1
     if start is not None:
         # r_k, s_k and state_k as saved: the iteration goes on with k + 1

@@ -46,7 +46,7 @@ import weakref
 
 import numpy as np
 
-from .._device import to_device, xp_for
+from .._device import extreme, to_device, xp_for
 from ..backends.registry import VecData
 from ..core.dispatch import dispatchable
 from ..exceptions import BadWeight, InvalidValue
@@ -242,8 +242,8 @@ def delta_buckets(A, depth: int, reached: int) -> int:
         else:
             xp = xp_for(csr.device)
             v = csr.values
-            lo = float(xp.min(xp.where(v > 0, v, xp.inf))) if v.size else 1.0
-            hi = float(v.max()) if v.size else 1.0
+            lo = extreme(xp.where(v > 0, v, xp.inf), "min") if v.size else 1.0
+            hi = float(extreme(v, "max")) if v.size else 1.0
             span = hi / lo if 0 < lo < float("inf") and hi > 0 else 1.0
         memo["weight_span"] = span
     ratio = max(1.0, depth * span)

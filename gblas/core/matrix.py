@@ -14,6 +14,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import (
+    array_equal,
     bincount,
     check_device,
     cupy_module,
@@ -625,15 +626,13 @@ class Matrix(MaskViews):
             b = b.to_device(a.device)
         if a.nnz != b.nnz:
             return False
-        xp = xp_for(a.device)
-        if not (bool(xp.array_equal(a.indptr, b.indptr))
-                and bool(xp.array_equal(a.indices, b.indices))):
+        if not (array_equal(a.indptr, b.indptr) and array_equal(a.indices, b.indices)):
             return False
         if not values:
             return True
         if a.values is None and b.values is None:
             return bool(a.iso_value == b.iso_value)
-        return bool(xp.array_equal(a.dense_values(), b.dense_values()))
+        return array_equal(a.dense_values(), b.dense_values())
 
     def _replace_csr(self, csr: CSR) -> None:
         self._csr = csr

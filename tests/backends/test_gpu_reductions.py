@@ -112,3 +112,18 @@ def test_count_true_words_and_tail(n, offset):
     a = rng.random(n + offset) < 0.5
     g = cp.asarray(a)[offset:]    # unaligned starts take the byte count
     assert get_kernel("count_true", "array", "gpu", "")(g) == int(a[offset:].sum())
+
+
+@pytest.mark.parametrize("dt", ["int32", "float64"])
+def test_array_equal_matches_numpy(dt):
+    rng = np.random.default_rng(7)
+    a = rng.integers(0, 5, 10_000).astype(dt)
+    b = a.copy()
+    assert _device.array_equal(cp.asarray(a), cp.asarray(b))
+    assert _device.array_equal(cp.asarray(a), cp.asarray(b.astype(np.int64)))
+    b[9_999] += 1
+    assert not _device.array_equal(cp.asarray(a), cp.asarray(b))
+    assert not _device.array_equal(cp.asarray(a), cp.asarray(a[:-1]))
+    if dt == "float64":
+        a[3] = np.nan
+        assert not _device.array_equal(cp.asarray(a), cp.asarray(a))

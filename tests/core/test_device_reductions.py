@@ -29,3 +29,10 @@ def test_bincount_keeps_the_length_and_int64():
     got = _device.bincount(np.array([1, 1, 3], dtype=np.int32), 6)
     assert got.dtype == np.int64 and got.tolist() == [0, 2, 0, 1, 0, 0]
     assert _device.bincount(np.array([], dtype=np.int64), 3).tolist() == [0, 0, 0]
+
+
+def test_array_equal_as_numpy():
+    a = np.array([1.0, 2.0, np.nan])
+    assert _device.array_equal(a[:2], np.array([1, 2], dtype=np.int8))
+    assert not _device.array_equal(a, a)  # NaN equals nothing
+    assert not _device.array_equal(a[:2], a)
