@@ -1,8 +1,8 @@
 """CPU (Numba) ordering of coordinate lists: the CSR order of COO entries in linear time.
 
 A counting sort places the entries by row (stable), then each row's columns are sorted
-stably in place: an insertion sort for short rows, a merge sort for long ones.  The work
-is ``O(nnz + nrows)`` plus the per-row sorts, against ``O(nnz log nnz)`` for a global
+stably in place: an insertion sort for short rows, a merge sort for long ones (written
+out: Numba compiles NumPy's mergesort argsort for seconds on first use).  The work is ``O(nnz + nrows)`` plus the per-row sorts, against ``O(nnz log nnz)`` for a global
 argsort of ``row * ncols + col`` keys.
 """
 
@@ -19,12 +19,61 @@ _INSERTION_MAX = 32
 
 
 @jit()
+def _merge_runs(key, order, lo, hi, tk, to):
+    """Sort ``key[lo:hi]`` (``order`` alongside) stably: insertion-sorted runs of
+    ``_INSERTION_MAX``, then merged pairwise through the scratch ``tk``, ``to`` (at least
+    ``hi - lo`` long)."""
+    for r0 in range(lo, hi, _INSERTION_MAX):
+        r1 = min(r0 + _INSERTION_MAX, hi)
+        for a in range(r0 + 1, r1):
+            t = order[a]
+            c = key[a]
+            b = a - 1
+            while b >= r0 and key[b] > c:
+                order[b + 1] = order[b]
+                key[b + 1] = key[b]
+                b -= 1
+            order[b + 1] = t
+            key[b + 1] = c
+    width = _INSERTION_MAX
+    while width < hi - lo:
+        for a0 in range(lo, hi, 2 * width):
+            mid = min(a0 + width, hi)
+            end = min(a0 + 2 * width, hi)
+            if mid >= end or key[mid - 1] <= key[mid]:
+                continue  # already in order
+            i, j, k = a0, mid, 0
+            while i < mid and j < end:
+                if key[j] < key[i]:  # ties take the left run's first: stable
+                    tk[k] = key[j]
+                    to[k] = order[j]
+                    j += 1
+                else:
+                    tk[k] = key[i]
+                    to[k] = order[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tk[k] = key[i]
+                to[k] = order[i]
+                i += 1
+                k += 1
+            # what is left of the right run is in place already
+            for q in range(k):
+                key[a0 + q] = tk[q]
+                order[a0 + q] = to[q]
+        width *= 2
+
+
+@jit()
 def _coo_order(rows, cols, m):
     nnz = rows.size
     start = np.zeros(m + 1, np.int64)
     for t in range(nnz):
         start[rows[t] + 1] += 1
+    longest = 0
     for i in range(m):
+        longest = max(longest, start[i + 1])
         start[i + 1] += start[i]
     fill = start[:m].copy()
     order = np.empty(nnz, np.int64)
@@ -35,26 +84,14 @@ def _coo_order(rows, cols, m):
         order[f] = t
         key[f] = cols[t]
         fill[r] = f + 1
+    # scratch for the merges of the longest row (none when every row is short)
+    tk = np.empty(longest if longest > _INSERTION_MAX else 0, cols.dtype)
+    to = np.empty(tk.size, np.int64)
     for i in range(m):
         lo = start[i]
         hi = start[i + 1]
-        if hi - lo <= 1:
-            continue
-        if hi - lo <= _INSERTION_MAX:
-            for a in range(lo + 1, hi):
-                t = order[a]
-                c = key[a]
-                b = a - 1
-                while b >= lo and key[b] > c:
-                    order[b + 1] = order[b]
-                    key[b + 1] = key[b]
-                    b -= 1
-                order[b + 1] = t
-                key[b + 1] = c
-        else:
-            perm = np.argsort(key[lo:hi], kind="mergesort")
-            order[lo:hi] = order[lo:hi][perm]
-            key[lo:hi] = key[lo:hi][perm]
+        if hi - lo > 1:
+            _merge_runs(key, order, lo, hi, tk, to)
     dups = False
     for i in range(m):
         for a in range(start[i] + 1, start[i + 1]):
