@@ -2,8 +2,9 @@
 
 A counting sort places the entries by row (stable), then each row's columns are sorted
 stably in place: an insertion sort for short rows, a merge sort for long ones (written
-out: Numba compiles NumPy's mergesort argsort for seconds on first use).  The work is ``O(nnz + nrows)`` plus the per-row sorts, against ``O(nnz log nnz)`` for a global
-argsort of ``row * ncols + col`` keys.
+out: Numba compiles NumPy's mergesort argsort for seconds on first use).  The work is
+``O(nnz + nrows)`` plus the per-row sorts, against ``O(nnz log nnz)`` for a global argsort
+of ``row * ncols + col`` keys.
 """
 
 from __future__ import annotations
