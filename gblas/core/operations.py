@@ -207,10 +207,11 @@ def mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None, replace
     if plan.device != "gpu":  # a large CPU pull: timed by the clock
         return _timed_pull(plan, base, side, name, start, run)
     # a GPU pull returns once its kernels are queued: the call's time is the host's,
-    # recorded for the planner's estimates where the device's part is small and no
-    # format is built in this call (:mod:`gblas.planner.hosttime`)
-    keep = base.nvals <= hosttime.MAX_ENTRIES and base.has_format(plan.format,
-                                                                 transposed=side)
+    # recorded for the planner's estimates where the device's part is small and the call
+    # is a steady one, its plan memoized: a first call may compile its kernels or measure
+    # the matrix's statistics (:mod:`gblas.planner.hosttime`)
+    keep = (base.nvals <= hosttime.MAX_ENTRIES and plan.details.get("memoized", False)
+            and base.has_format(plan.format, transposed=side))
     y = _timed_pull(plan, base, side, name, start, run)
     if keep:  # kept with the matrix's pull CSR too, whose memo the planner reads
         pull = base.cached_format("csr", transposed=side)

@@ -117,6 +117,26 @@ def test_gpu_calls_are_recorded_and_explained():
     assert idx.tolist() == rows.tolist() and np.allclose(val, want)
 
 
+@pytest.mark.gpu
+def test_only_steady_calls_are_recorded():
+    """A matrix's first call (its plan not memoized yet) may compile kernels or measure
+    statistics: it is not a host time to plan with."""
+    pytest.importorskip("cupy", reason="CuPy is not installed")
+    from gblas._device import gpu_available
+
+    if not gpu_available():
+        pytest.skip("CuPy sees no CUDA device")
+    S = sp.random(400, 400, density=0.02, format="csr", random_state=5, dtype=np.float64)
+    x = gb.Vector.from_dense(np.ones(400)).to("gpu")
+    for _ in range(3):  # a new matrix per call: no steady call among them
+        gb.mxv(gb.Matrix.from_scipy(S).to("gpu"), x, "max_plus")
+    assert len(hosttime._calls.get(("csr", "max_plus"), ())) == 0
+    A = gb.Matrix.from_scipy(S).to("gpu")
+    for _ in range(3):
+        gb.mxv(A, x, "max_plus")
+    assert len(hosttime._calls[("csr", "max_plus")]) == 2
+
+
 def test_zero_constants_are_not_scaled():
     """A format whose constant is 0 (as tests set it) gives no ratio to scale by."""
     for _ in range(3):
