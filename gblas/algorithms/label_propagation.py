@@ -280,7 +280,7 @@ def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool,
     from ..core import Vector, executor
 
     n = M.shape[0]
-    csr = M.csr()
+    csr = M.to(plan.device).csr()  # a GPU Matrix without GPU sweeps: a host copy
     labels = np.arange(n, dtype=np.int64)
     if start is not None:
         labels = np.array(start.arrays["labels"], dtype=np.int64)
@@ -310,4 +310,4 @@ def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool,
                         break
         report.close(f"{it} {'iterations' if synchronous else 'sweeps'}, "
                      f"{'converged' if converged else 'not converged'}")
-    return Vector.from_dense(labels)
+    return Vector.from_dense(labels).to(M.device)

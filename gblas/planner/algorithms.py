@@ -198,8 +198,9 @@ def plan_components(A, kind: str, settings: Settings) -> Plan:
 def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
     """The Plan of ``gblas.algorithms.label_propagation``: compiled sweeps (each vertex's
     neighbour labels counted in a scratch array, O(m) a sweep) where the device has them,
-    else the loop of products (a counting SpGEMM, a row arg-max and several element-wise
-    passes per color class and sweep).  The coloring and the results are the same.
+    on a host copy of a GPU Matrix (the GPU has none), else the loop of products (a
+    counting SpGEMM, a row arg-max and several element-wise passes per color class and
+    sweep).  The coloring and the results are the same.
 
     Examples
     --------
@@ -213,7 +214,9 @@ def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
         A, settings, "label_propagation", ("lpa", "csr", A.device, ""), method,
         "compiled sweeps: neighbour labels counted in a scratch array",
         method, "loop of products per color class",
-        also=("lpa_coloring", "csr", A.device, ""))
+        also=("lpa_coloring", "csr", A.device, ""),
+        host="its loop runs a dozen operations per color class and sweep, each costing "
+             "host time")
 
 
 def plan_triangle_count(A, settings: Settings, *, per_vertex: bool = False) -> Plan:
@@ -269,17 +272,25 @@ def plan_core_number(A, settings: Settings) -> Plan:
 _COMPILED: dict = {}
 
 
+def _on_host(key: tuple | None) -> tuple | None:
+    """``key`` with the CPU as its device (None stays None)."""
+    return None if key is None else key[:2] + ("cpu",) + key[3:]
+
+
 def _compiled_or_loop(A, settings: Settings, op: str, key: tuple, how: str, reason: str,
                       loop_how: str, loop_reason: str, *, also: tuple | None = None,
-                      details: dict | None = None) -> Plan:
+                      details: dict | None = None, host: str | None = None) -> Plan:
     """The plan of a whole algorithm: its compiled kernel ``key`` (and ``also``) where the
     device registers it and no format or direction is pinned, else its loop of products
-    (``kernel`` empty)."""
+    (``kernel`` empty).  ``host``: why the loop is the worse choice on a GPU without the
+    kernel; then the CPU's kernel runs on a host copy instead (the Plan's device is
+    "cpu", ``details["copied_from"]`` the GPU)."""
     dev = A.device
     why = _pinned(settings)
     if why is None:
         try:
-            memo = (op, key, how, reason, also, dev, tuple(sorted((details or {}).items())))
+            memo = (op, key, how, reason, also, dev, tuple(sorted((details or {}).items())),
+                    host)
             plan = _COMPILED.get(memo)
         except TypeError:  # unhashable details: not memoized
             memo = plan = None
@@ -289,6 +300,13 @@ def _compiled_or_loop(A, settings: Settings, op: str, key: tuple, how: str, reas
             plan = Plan(op, "csr", how, dev, KernelKey(*key), reason=reason,
                         details=details or {},
                         steps=() if also is None else (KernelKey(*also),))
+        elif host is not None and dev == "gpu" and has_kernel(*_on_host(key)) and (
+                also is None or has_kernel(*_on_host(also))):
+            plan = Plan(op, "csr", how, "cpu", KernelKey(*_on_host(key)),
+                        reason=f"{reason}, on a host copy: no GPU kernel, and {host}",
+                        details={**(details or {}), "copied_from": dev},
+                        steps=() if also is None else (KernelKey(*_on_host(also)),))
+        if plan is not None:
             if memo is not None:
                 _COMPILED[memo] = plan
             return plan
