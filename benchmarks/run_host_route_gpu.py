@@ -87,7 +87,7 @@ def main(argv=None) -> int:
         S = gb.io.kronecker(scale, 16, seed=1, symmetric=True).to_scipy()
         host = gb.Matrix.from_scipy(S)
 
-        def make():
+        def make(host=host):
             return host.to("gpu")
 
         for alg in args.algorithms:
