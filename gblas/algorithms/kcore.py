@@ -78,9 +78,10 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
         from ..core import executor
 
         with Progress(call, enabled=progress) as report:
-            core = executor.kernel(plan)(M.csr())
+            # a GPU Matrix without GPU peeling: a host copy
+            core = executor.kernel(plan)(M.to(plan.device).csr())
             report.close("one compiled pass")
-        return Vector.from_dense(core)
+        return Vector.from_dense(core).to(A.device)
     # deg = 0; deg += M plus.reduce: the degrees, isolated vertices included
     deg = Vector.from_dense(np.zeros(n, dtype=np.int64)).to(A.device)
     apply(reduce(M, "plus", axis="rows"), "identity", accum="plus", out=deg)

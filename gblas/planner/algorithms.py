@@ -250,8 +250,9 @@ def plan_triangle_count(A, settings: Settings, *, per_vertex: bool = False) -> P
 
 def plan_core_number(A, settings: Settings) -> Plan:
     """The Plan of ``gblas.algorithms.core_number``: Batagelj-Zaversnik's bucket peeling
-    compiled (O(m), one vertex at a time) where the device has it, else the level-at-a-time
-    peeling of products (a masked product per level).
+    compiled (O(m), one vertex at a time) where the device has it, on a host copy of a GPU
+    Matrix (the GPU has none), else the level-at-a-time peeling of products (a masked
+    product per level).
 
     Examples
     --------
@@ -264,7 +265,8 @@ def plan_core_number(A, settings: Settings) -> Plan:
     return _compiled_or_loop(
         A, settings, "core_number", ("core_number", "csr", A.device, ""), "one pass",
         "compiled bucket peeling (Batagelj-Zaversnik), O(m)",
-        "per level", "level-at-a-time peeling by products")
+        "per level", "level-at-a-time peeling by products",
+        host="its loop runs a masked product and several element-wise steps per level")
 
 
 #: Compiled-kernel plans by their arguments (a registered kernel stays registered): a

@@ -1,0 +1,59 @@
+"""Whole algorithms on a GPU Matrix where the GPU has no compiled kernel and the loop of
+products is known to be worse (label propagation, core numbers): the CPU's kernel on a
+host copy, its result back on the GPU, the same answer as the loop."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import gblas as gb
+from gblas.config import config
+from gblas.planner import algorithms
+
+PLANS = {"label_propagation": (lambda A, s: algorithms.plan_label_propagation(
+                                   A, "semi-synchronous", s), "lpa/csr/cpu"),
+         "core_number": (algorithms.plan_core_number, "core_number/csr/cpu")}
+
+
+class _OnGPU:
+    """What the planner reads of a GPU Matrix: its device."""
+
+    device = "gpu"
+
+
+@pytest.mark.parametrize("alg", sorted(PLANS))
+def test_the_plan_runs_on_a_host_copy(alg, monkeypatch):
+    plan_of, kernel = PLANS[alg]
+    # the GPU backend (it registers no such kernel) without loading CuPy
+    registered = algorithms.has_kernel
+    monkeypatch.setattr(algorithms, "has_kernel",
+                        lambda *k: k[2] == "cpu" and registered(*k))
+    monkeypatch.setattr(algorithms, "_COMPILED", {})
+    plan = plan_of(_OnGPU(), config.current())
+    assert (plan.device, plan.kernel, plan.details["copied_from"]) == ("cpu", kernel, "gpu")
+    assert "host copy" in plan.reason and all(k.device == "cpu" for k in plan.steps)
+    with gb.config(format="csr"):  # a pinned format keeps the loop, on the GPU
+        plan = plan_of(_OnGPU(), gb.config.current())
+    assert plan.kernel == "" and plan.device == "gpu"
+    # a CPU Matrix: its own kernel, nothing copied
+    plan = plan_of(gb.Matrix.from_coo([0, 1], [1, 0], shape=(2, 2)), config.current())
+    assert plan.kernel == kernel and "copied_from" not in plan.details
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("alg, kw", [("label_propagation", {"method": "synchronous"}),
+                                     ("label_propagation", {}), ("core_number", {})])
+def test_gpu_results_equal_the_loop_on_the_gpu(alg, kw):
+    from gblas._device import gpu_available
+
+    if not gpu_available():
+        pytest.skip("no GPU")
+    f = getattr(gb.algorithms, alg)
+    S = gb.io.kronecker(8, 8, seed=2, symmetric=True).to_scipy()
+    A = gb.Matrix.from_scipy(S).to("gpu")
+    got = f(A, **kw)
+    assert got.device == "gpu" and gb.explain(f, A, **kw).device == "cpu"
+    with gb.config(format="csr"):  # the loop of products, on the GPU
+        want = f(A, **kw)
+    np.testing.assert_array_equal(got.to("cpu").to_dense(), want.to("cpu").to_dense())
