@@ -7,8 +7,10 @@ runs the same calls 10-45% slower or faster, and the semiring moves it too (a ``
 monoid's write-back keeps presence flags), so on small graphs the constants alone missed
 by up to 43% (``benchmarks/results/gpu_estimates.md``).
 
-The operation layer reports the wall time of every planned GPU pull call (no
-synchronization: what the host spent); the planner then estimates a format's host time
+The operation layer reports the wall time of every steady GPU pull call (no
+synchronization: what the host spent; steady: its plan memoized, where a matrix's first
+call may compile kernels or measure statistics, hundreds of times a steady call's host
+time); the planner then estimates a format's host time
 as the median of the last :data:`WINDOW` such calls over the same matrix and semiring
 (kept with the matrix's CSR: a graph's own calls can differ from others' by 2x), else of
 that format's calls over any matrix with the same semiring, else with any semiring, else
