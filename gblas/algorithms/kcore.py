@@ -64,24 +64,26 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
     n = A.shape[0]
     if n == 0:
         return Vector.empty(0, np.int64, A.device)
+    plan = _plan(A)
+    device = A.device
+    # a GPU Matrix without GPU peeling: the whole run on a host copy
+    G = A.to(plan.device) if plan.kernel else A
     # M = build(P + P', dup = plus) without self loops: a reciprocated edge counts 2
-    M = undirected(A, np.int64, no_diagonal=True, multiplicity=True)
+    M = undirected(G, np.int64, no_diagonal=True, multiplicity=True)
     if directed is None:
         # symmetric iff every edge came in both directions: nvals(M) = nvals(offdiag(A))
-        r, _ = coo(A, no_diagonal=True)
+        r, _ = coo(G, no_diagonal=True)
         directed = M.nvals != r.size
     if not directed:
         # M = one(M): each undirected edge once
         M = apply(M, "one")
-    plan = _plan(A)
     if plan.kernel:
         from ..core import executor
 
         with Progress(call, enabled=progress) as report:
-            # a GPU Matrix without GPU peeling: a host copy
-            core = executor.kernel(plan)(M.to(plan.device).csr())
+            core = executor.kernel(plan)(M.csr())
             report.close("one compiled pass")
-        return Vector.from_dense(core).to(A.device)
+        return Vector.from_dense(core).to(device)
     # deg = 0; deg += M plus.reduce: the degrees, isolated vertices included
     deg = Vector.from_dense(np.zeros(n, dtype=np.int64)).to(A.device)
     apply(reduce(M, "plus", axis="rows"), "identity", accum="plus", out=deg)

@@ -184,12 +184,15 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
     labels = vertex_ids(n, device)
     if n == 0 or A.nvals == 0:
         return labels
-    # M = P + P' without self loops: neighbours, reciprocated edges counting twice
-    M = undirected(A, np.int64, no_diagonal=True, multiplicity=True)
     plan = _plan(A, max_iter, method=method)
     if plan.kernel:
-        return _compiled(M, plan, max_iter, method, seed, progress, callback, start,
-                         params)
+        # M = P + P' without self loops (a GPU Matrix without GPU sweeps: on a host copy)
+        M = undirected(A.to(plan.device), np.int64, no_diagonal=True, multiplicity=True)
+        labels = _compiled(M, plan, max_iter, method, seed, progress, callback, start,
+                           params)
+        return labels.to(device)
+    # M = P + P' without self loops: neighbours, reciprocated edges counting twice
+    M = undirected(A, np.int64, no_diagonal=True, multiplicity=True)
     ids_diag = diag(vertex_ids(n, device))
     converged = False
     it = first = 0
@@ -280,7 +283,7 @@ def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool,
     from ..core import Vector, executor
 
     n = M.shape[0]
-    csr = M.to(plan.device).csr()  # a GPU Matrix without GPU sweeps: a host copy
+    csr = M.csr()
     labels = np.arange(n, dtype=np.int64)
     if start is not None:
         labels = np.array(start.arrays["labels"], dtype=np.int64)
@@ -310,4 +313,4 @@ def _compiled(M, plan, max_iter: int, method: str, seed: int, progress: bool,
                         break
         report.close(f"{it} {'iterations' if synchronous else 'sweeps'}, "
                      f"{'converged' if converged else 'not converged'}")
-    return Vector.from_dense(labels).to(M.device)
+    return Vector.from_dense(labels)
