@@ -186,7 +186,8 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     Raises
     ------
     PowerIterationFailedConvergence
-        No convergence within ``max_iter`` iterations.
+        No convergence within ``max_iter`` iterations, or the iteration diverges (``alpha``
+        too large: raised as soon as the change overflows).
 
     Examples
     --------
@@ -209,8 +210,8 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     x = _start(start, n, 0.0, call, "start", dev)
     if n == 0:
         return x
-    AT, mul, err = A.T, _mul(A), math.inf
-    for _ in range(max_iter):
+    AT, mul, err, least = A.T, _mul(A), math.inf, math.inf
+    for it in range(1, max_iter + 1):
         # y = alpha (A' x) + b: each vertex sums its in-neighbours' scores
         y = ewise_add(apply(mxv(AT, x, mul), "times", right=float(alpha)), b, "plus")
         err, x = _l1(y, x), y
@@ -219,7 +220,20 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
                 # x = x / |x|_2 (unchanged when the norm is 0)
                 x = apply(x, "div", right=_norm2(x) or 1.0)
             return x
+        if not math.isfinite(err):  # overflowed: every later iterate is inf or NaN
+            raise _diverged(call, alpha, f"after {it} iterations (L1 change {err:.3g})", x,
+                            it)
+        least = min(least, err)
+    if err > 10 * least:  # the change grew instead of shrinking
+        raise _diverged(call, alpha, f"within max_iter={max_iter} iterations (L1 change "
+                        f"{least:.3g} at its least, {err:.3g} at the end)", x, max_iter)
     raise _failed(call, max_iter, err, tol, x)
+
+
+def _diverged(call: str, alpha: float, where: str, x, iterations: int):
+    return PowerIterationFailedConvergence(
+        f"{call}: the iteration diverges {where}: alpha={alpha:g} is not below 1 / "
+        "lambda_max of A (its largest eigenvalue). Lower alpha.", x, iterations)
 
 
 def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bool = True):

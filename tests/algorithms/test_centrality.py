@@ -1,0 +1,58 @@
+"""Katz, HITS and eigenvector centrality against NetworkX, and Katz's divergence, which
+is reported as soon as it shows instead of after ``max_iter`` iterations."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import gblas as gb
+from gblas.algorithms import PowerIterationFailedConvergence
+
+nx = pytest.importorskip("networkx")
+
+
+def _graph(seed: int, n: int = 30, p: float = 0.12):
+    G = nx.gnp_random_graph(n, p, seed=seed, directed=True)
+    S = sp.csr_array(nx.to_scipy_sparse_array(G, nodelist=range(n), weight=None))
+    return G, gb.Matrix.from_scipy(S)
+
+
+def _close(vec, want: dict, n: int, tol: float = 1e-6):
+    np.testing.assert_allclose(vec.to_dense(), [want[i] for i in range(n)], atol=tol)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_katz_matches_networkx(seed):
+    G, A = _graph(seed)
+    want = nx.katz_centrality(G, alpha=0.05, tol=1e-12, max_iter=5000)
+    _close(gb.algorithms.katz_centrality(A, alpha=0.05, tol=1e-12), want, 30)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_hits_and_eigenvector_match_networkx(seed):
+    G, A = _graph(seed, p=0.25)
+    hubs, auths = nx.hits(G, tol=1e-12, max_iter=10_000)
+    h, a = gb.algorithms.hits(A, tol=1e-12, max_iter=10_000)
+    _close(h, hubs, 30, 1e-5)
+    _close(a, auths, 30, 1e-5)
+    want = nx.eigenvector_centrality(G, tol=1e-10, max_iter=10_000)
+    _close(gb.algorithms.eigenvector_centrality(A, tol=1e-10, max_iter=10_000), want, 30, 1e-5)
+
+
+def test_katz_overflow_is_reported_at_once():
+    # the complete graph on 10 vertices: lambda_max = 9, so alpha = 0.5 grows 4.5x a step
+    A = gb.Matrix.from_dense(np.ones((10, 10)) - np.eye(10), missing=0)
+    with pytest.raises(PowerIterationFailedConvergence, match="diverges after") as e:
+        gb.algorithms.katz_centrality(A, alpha=0.5, max_iter=100_000)
+    assert "Lower alpha" in str(e.value) and e.value.iterations < 1000
+
+
+def test_katz_growth_within_max_iter_is_named():
+    A = gb.Matrix.from_dense(np.ones((10, 10)) - np.eye(10), missing=0)
+    with pytest.raises(PowerIterationFailedConvergence, match="diverges within max_iter=40"):
+        gb.algorithms.katz_centrality(A, alpha=0.2, max_iter=40)  # 1.8x a step
+    # converging, but too slowly for max_iter: the plain message
+    with pytest.raises(PowerIterationFailedConvergence, match="Raise max_iter or tol"):
+        gb.algorithms.katz_centrality(A, alpha=0.1, max_iter=3)
