@@ -370,9 +370,10 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
         # the components of A' are A's: a .T view reads its parent's own CSR
         csr = A.csr(transposed=True) if hasattr(A, "parent") else A.csr()
         with Progress(f"{call} ({kind})", enabled=progress) as report:
-            labels = executor.kernel(plan)(csr)
+            # (a GPU Matrix without GPU passes: on a host copy)
+            labels = executor.kernel(plan)(csr.to_device(plan.device))
             report.close("one compiled pass")
-        return Vector.from_dense(labels)
+        return Vector.from_dense(labels).to(A.device)
     with Progress(f"{call} ({kind})", enabled=progress) as report:
         # a symmetric pattern has the same strong and weak components
         if kind == "weak" or is_symmetric(A):

@@ -36,6 +36,11 @@ FUSED_PAGERANK_MAX_ENTRIES = 1 << 21
 #: 20, 5.0 against 4.6 ms; ``benchmarks/results/pagerank_fused_gpu.md``).
 FUSED_PAGERANK_MAX_ENTRIES_GPU = 1 << 24
 
+#: Connected components of a GPU Matrix up to this many entries run on a host copy: the
+#: GPU's rounds cost 7-20 ms whatever the size, the copy and the compiled pass 0.5 ms at
+#: 97K entries and 8.6 ms at 1.8M (31 ms against 21 at 7.6M; ``host_route_gpu.md``).
+HOST_COMPONENTS_MAX_ENTRIES = 1 << 21
+
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
 
@@ -175,7 +180,8 @@ def plan_components(A, kind: str, settings: Settings) -> Plan:
     """The Plan of ``gblas.algorithms.connected_components`` (``kind`` "weak" or "strong").
 
     Where the device has one, a compiled pass labels the components (union-find over the
-    entries for weak ones, Tarjan's algorithm for strong ones): O(n + m) work, against a
+    entries for weak ones, Tarjan's algorithm for strong ones; on a host copy of a GPU
+    Matrix of at most :data:`HOST_COMPONENTS_MAX_ENTRIES` entries): O(n + m) work, against a
     BFS plus FastSV iterations (weak) or coloring rounds (strong) of products, each round
     a pass over the matrix.  A pinned format or direction keeps the products.
 
@@ -192,7 +198,10 @@ def plan_components(A, kind: str, settings: Settings) -> Plan:
     return _compiled_or_loop(
         A, settings, "components", ("components", "csr", A.device, kind), "one pass",
         f"compiled {how}: O(n + m), labels = smallest vertex id",
-        "per round", f"loop of products: {rounds}")
+        "per round", f"loop of products: {rounds}",
+        host=f"its rounds' fixed costs exceed the copy and the pass up to "
+             f"{HOST_COMPONENTS_MAX_ENTRIES:,} entries",
+        host_max_entries=HOST_COMPONENTS_MAX_ENTRIES)
 
 
 def plan_label_propagation(A, method: str, settings: Settings) -> Plan:
@@ -281,14 +290,19 @@ def _on_host(key: tuple | None) -> tuple | None:
 
 def _compiled_or_loop(A, settings: Settings, op: str, key: tuple, how: str, reason: str,
                       loop_how: str, loop_reason: str, *, also: tuple | None = None,
-                      details: dict | None = None, host: str | None = None) -> Plan:
+                      details: dict | None = None, host: str | None = None,
+                      host_max_entries: int | None = None) -> Plan:
     """The plan of a whole algorithm: its compiled kernel ``key`` (and ``also``) where the
     device registers it and no format or direction is pinned, else its loop of products
     (``kernel`` empty).  ``host``: why the loop is the worse choice on a GPU without the
-    kernel; then the CPU's kernel runs on a host copy instead (the Plan's device is
-    "cpu", ``details["copied_from"]`` the GPU)."""
+    kernel (for matrices of at most ``host_max_entries`` entries when given); then the
+    CPU's kernel runs on a host copy instead (the Plan's device is "cpu",
+    ``details["copied_from"]`` the GPU)."""
     dev = A.device
     why = _pinned(settings)
+    if host is not None and host_max_entries is not None and dev == "gpu" \
+            and A.nvals > host_max_entries:
+        host = None  # the GPU's loop is the faster there
     if why is None:
         try:
             memo = (op, key, how, reason, also, dev, tuple(sorted((details or {}).items())),

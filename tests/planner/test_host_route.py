@@ -1,6 +1,7 @@
 """Whole algorithms on a GPU Matrix where the GPU has no compiled kernel and the loop of
-products is known to be worse (label propagation, core numbers): the CPU's kernel on a
-host copy, its result back on the GPU, the same answer as the loop."""
+products is known to be worse (label propagation, core numbers; connected components up
+to a size): the CPU's kernel on a host copy, its result back on the GPU, the same answer
+as the loop."""
 
 from __future__ import annotations
 
@@ -13,23 +14,30 @@ from gblas.planner import algorithms
 
 PLANS = {"label_propagation": (lambda A, s: algorithms.plan_label_propagation(
                                    A, "semi-synchronous", s), "lpa/csr/cpu"),
-         "core_number": (algorithms.plan_core_number, "core_number/csr/cpu")}
+         "core_number": (algorithms.plan_core_number, "core_number/csr/cpu"),
+         "connected_components": (lambda A, s: algorithms.plan_components(A, "weak", s),
+                                  "components/csr/cpu/weak")}
 
 
 class _OnGPU:
-    """What the planner reads of a GPU Matrix: its device."""
+    """What the planner reads of a GPU Matrix: its device and entries."""
 
     device = "gpu"
+    nvals = 1000
 
 
-@pytest.mark.parametrize("alg", sorted(PLANS))
-def test_the_plan_runs_on_a_host_copy(alg, monkeypatch):
-    plan_of, kernel = PLANS[alg]
-    # the GPU backend (it registers no such kernel) without loading CuPy
+@pytest.fixture
+def gpu_without_kernels(monkeypatch):
+    """The GPU backend (it registers none of these kernels) without loading CuPy."""
     registered = algorithms.has_kernel
     monkeypatch.setattr(algorithms, "has_kernel",
                         lambda *k: k[2] == "cpu" and registered(*k))
     monkeypatch.setattr(algorithms, "_COMPILED", {})
+
+
+@pytest.mark.parametrize("alg", sorted(PLANS))
+def test_the_plan_runs_on_a_host_copy(alg, gpu_without_kernels):
+    plan_of, kernel = PLANS[alg]
     plan = plan_of(_OnGPU(), config.current())
     assert (plan.device, plan.kernel, plan.details["copied_from"]) == ("cpu", kernel, "gpu")
     assert "host copy" in plan.reason and all(k.device == "cpu" for k in plan.steps)
@@ -41,16 +49,26 @@ def test_the_plan_runs_on_a_host_copy(alg, monkeypatch):
     assert plan.kernel == kernel and "copied_from" not in plan.details
 
 
+def test_large_components_stay_on_the_gpu(gpu_without_kernels):
+    big = type("Big", (_OnGPU,), {"nvals": algorithms.HOST_COMPONENTS_MAX_ENTRIES + 1})()
+    plan = algorithms.plan_components(big, "strong", config.current())
+    assert plan.kernel == "" and plan.device == "gpu"
+    plan = algorithms.plan_components(_OnGPU(), "strong", config.current())
+    assert plan.kernel == "components/csr/cpu/strong" and plan.device == "cpu"
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("alg, kw", [("label_propagation", {"method": "synchronous"}),
-                                     ("label_propagation", {}), ("core_number", {})])
+                                     ("label_propagation", {}), ("core_number", {}),
+                                     ("connected_components", {}),
+                                     ("connected_components", {"connection": "strong"})])
 def test_gpu_results_equal_the_loop_on_the_gpu(alg, kw):
     from gblas._device import gpu_available
 
     if not gpu_available():
         pytest.skip("no GPU")
     f = getattr(gb.algorithms, alg)
-    S = gb.io.kronecker(8, 8, seed=2, symmetric=True).to_scipy()
+    S = gb.io.kronecker(8, 8, seed=2, symmetric=alg != "connected_components").to_scipy()
     A = gb.Matrix.from_scipy(S).to("gpu")
     got = f(A, **kw)
     assert got.device == "gpu" and gb.explain(f, A, **kw).device == "cpu"
