@@ -120,9 +120,10 @@ def main(argv=None) -> int:
             if hasattr(f, "__gblas_plan__") and alg.split(" ")[0] in (
                     "bfs", "sssp", "connected_components", "core_number",
                     "label_propagation", "pagerank", "triangle_count"):
+                extra = ((0,) if alg.startswith(("bfs", "sssp"))
+                         else ("strong",) if "strong" in alg else ())
                 try:
-                    pl = gb.explain(f, host.to("gpu"), *((0,) if alg.startswith(
-                        ("bfs", "sssp")) else ()))
+                    pl = gb.explain(f, host.to("gpu"), *extra)
                     plan = f"{pl.kernel or 'loop'} on {pl.device}"
                 except Exception as e:  # noqa: BLE001
                     plan = type(e).__name__
