@@ -76,8 +76,9 @@ SCALE_BOUNDS = (0.25, 4.0)
 
 #: The file of earlier processes' calls, in the gblas cache folder.
 FILE_NAME = "gpu_host_times.json"
-#: Its layout's version: a file of another is ignored.
-FILE_VERSION = 1
+#: Its layout's version: a file of another is ignored.  (2: files written before only
+#: steady calls were recorded may hold first calls' compile times.)
+FILE_VERSION = 2
 #: Machines kept in the file (the most recently saved).
 MAX_MACHINES = 8
 #: (format, semiring) records kept per machine: this process's first, then the file's.
