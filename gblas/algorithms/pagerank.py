@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .._device import count_nonzero, device_of, to_device, xp_for
+from .._device import array_sum, count_nonzero, device_of, to_device, xp_for
 from ..core.dispatch import dispatchable
 from ..exceptions import DimensionMismatch, GraphBLASError, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
@@ -289,7 +289,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     p = None if personalization is None else personalization_vector(personalization, n, call, dev)
     params = {"n": n, "nvals": A.nvals, "damping": alpha, "tol": float(tol),
               "max_iter": int(max_iter), "criterion": criterion,
-              "personalization": None if p is None else float(xp.sum(p * xp.arange(1, n + 1)))}
+              "personalization": None if p is None else _fingerprint(p, xp)}
     start = check_resume(resume, "pagerank", params, call)
     # the whole iteration in one compiled loop where the planner takes it
     plan = plan_pagerank(A, config.current(), callback=callback is not None,
@@ -372,6 +372,12 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
         f"{call}: no convergence within max_iter={max_iter} iterations (L1 change {err:.3g}, "
         f"needed < {rule} = {limit:.3g}). Raise max_iter or tol.",
         Vector(VecData(n, None, r, None), f64, dev), max_iter)
+
+
+def _fingerprint(p, xp) -> float:
+    """``sum_i i p_i`` to 12 significant digits: what a checkpoint keeps of a teleport
+    distribution (the digits that a sum's order on either device leaves alone)."""
+    return float(f"{array_sum(p * xp.arange(1, p.size + 1)):.12g}")
 
 
 def _fused(A, plan, w, p, alpha: float, limit: float, max_iter: int, criterion: str,
