@@ -98,6 +98,25 @@ def test_pagerank_resumes_with_personalization_and_networkx_rule():
         gb.algorithms.pagerank(A, resume=stop.saved[-1], **{**kw, "personalization": None})
 
 
+@pytest.mark.gpu
+def test_gpu_pagerank_resumes_with_personalization_from_a_cpu_checkpoint():
+    """The personalization's fingerprint is the same on both devices: a CPU run's
+    checkpoint resumes on the GPU, to the CPU run's ranks up to the sums' order."""
+    from gblas._device import gpu_available
+
+    if not gpu_available():
+        pytest.skip("no GPU")
+    A = gb.io.kronecker(8, 8, seed=5, dtype="float64")
+    p = np.linspace(1.0, 2.0, A.shape[0])
+    kw = dict(personalization=p, tol=1e-12)
+    want = gb.algorithms.pagerank(A, **kw).to_dense()
+    stop = Stopper(4)
+    gb.algorithms.pagerank(A, callback=stop, **kw)
+    got = gb.algorithms.pagerank(A.to("gpu"), resume=stop.saved[-1], **kw)
+    assert got.device == "gpu"
+    np.testing.assert_allclose(got.to("cpu").to_dense(), want, rtol=0, atol=1e-12)
+
+
 def test_pagerank_resumed_from_its_converged_checkpoint_returns_it():
     A = gb.Matrix.from_coo([0, 1, 2], [1, 2, 0], shape=(3, 3))
     stop = Stopper(1000)
