@@ -97,6 +97,28 @@ def test_parallel_push_levels_give_scipys_levels(n, m, seed, transpose):
         assert stats.get("parallel", 0) >= 1
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 120), st.integers(0, 2000), st.integers(0, 2**32 - 1), st.booleans())
+def test_parallel_push_levels_give_the_least_parents(n, m, seed, transpose):
+    """Push levels with parents on several threads (the threshold lowered): each vertex's
+    parent is its least in-neighbour on the previous level, as the products give, and
+    the search without parents gives the same levels."""
+    from gblas.backends.cpu import traversal
+    from gblas.backends.cpu.blocks import num_threads
+
+    rng = np.random.default_rng(seed)
+    S = uniform_digraph(rng, n, m)
+    A = gb.Matrix.from_scipy(S)
+    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
+    s = int(rng.integers(0, n))
+    level, parent, stats = traversal.bfs_levels(A.csr(), get_AT, s, True, parallel_edges=1)
+    want_l, want_p = _loop(gb.Matrix.from_scipy(S), s, True)
+    np.testing.assert_array_equal(level, want_l.to_dense(fill=-1))
+    np.testing.assert_array_equal(parent, want_p.to_dense(fill=-1))
+    if num_threads() > 1 and want_l.to_dense(fill=-1).max() >= 2 and stats["pull"] == 0:
+        assert stats.get("parallel", 0) >= 1
+
+
 @settings(max_examples=40, deadline=None)
 @given(st.integers(1, 60), st.integers(0, 300), st.integers(0, 2**32 - 1), st.booleans())
 def test_random_graphs(n, m, seed, transpose):

@@ -6,10 +6,11 @@ a planned product per level has a fixed cost):
 
 * **push** levels run in one sequential Numba loop: each frontier vertex's out-edges (CSR
   of ``A``) visit the unvisited neighbours, appended to the next frontier; a level whose
-  frontier has :data:`PUSH_PARALLEL_EDGES` out-edges or more (without parents) runs on
-  every thread instead, the frontier cut into blocks of equal out-edges, each block
-  claiming unvisited neighbours into its own buffer (two blocks may claim the same
-  vertex: one pass after them keeps it once);
+  frontier has :data:`PUSH_PARALLEL_EDGES` out-edges or more runs on every thread
+  instead, the frontier cut into blocks of equal out-edges, each block claiming unvisited
+  neighbours into its own buffer (two blocks may claim the same vertex: one pass after
+  them keeps it once); with parents, a block also records a claimed vertex again for a
+  smaller frontier vertex than the one it read, and the pass keeps the least record;
 * a **pull** level (a heavy frontier, Beamer's switch: the frontier's out-edges above the
   unvisited edges / ``alpha``) runs in parallel over vertex blocks: an unvisited vertex scans
   its in-edges (CSR of ``A'``) to the first in-neighbour on the previous level.  The push
@@ -168,46 +169,65 @@ def _push_search(ptr, idx, source, select, vectors, order):
 
 
 @jit()
-def _claim_block(b, bounds, offsets, ptr, idx, level, order, found, counts):
+def _claim_block(b, bounds, offsets, ptr, idx, level, order, found, counts, found_k):
     """Block ``b`` of a parallel push level: its frontier vertices' unvisited
-    out-neighbours, claimed (``level = _CLAIMED``) into ``found`` from ``offsets[b]``."""
+    out-neighbours, claimed into ``found`` from ``offsets[b]``.  Without parents
+    (``found_k`` None) a claim stores ``_CLAIMED``.  With them, a claim by frontier vertex
+    ``k`` stores ``k - n - 3`` (below every level and -1) and records ``k`` in ``found_k``;
+    a vertex already claimed in this level by a larger vertex (as read) is claimed again,
+    recorded again.  The stores are plain: a record is kept for every value stored, so the
+    least frontier vertex reaching a vertex is among its records whatever the race."""
     c = offsets[b]
+    shift = level.size + 3
     for q in range(bounds[b], bounds[b + 1]):
         k = order[q]
         for p in range(ptr[k], ptr[k + 1]):
             j = idx[p]
-            if level[j] == -1:
-                level[j] = _CLAIMED
+            lv = level[j]
+            if found_k is None:
+                if lv == -1:
+                    level[j] = _CLAIMED
+                    found[c] = j
+                    c += 1
+            elif lv == -1 or (lv < -1 and k - shift < lv):
+                level[j] = k - shift
                 found[c] = j
+                found_k[c] = k
                 c += 1
     counts[b] = c - offsets[b]
 
 
 @jit(parallel=True)
-def _claim_blocks(bounds, offsets, ptr, idx, level, order, found, counts):
+def _claim_blocks(bounds, offsets, ptr, idx, level, order, found, counts, found_k):
     for b in prange(bounds.size - 1):
-        _claim_block(b, bounds, offsets, ptr, idx, level, order, found, counts)
+        _claim_block(b, bounds, offsets, ptr, idx, level, order, found, counts, found_k)
 
 
 @jit()
-def _append_claimed(ptr, level, order, tail, depth, offsets, found, counts):
+def _append_claimed(ptr, level, order, tail, depth, offsets, found, counts, found_k,
+                    parent):
     """Append each claimed vertex once (a vertex two blocks claimed is in both buffers)
-    at level ``depth``; returns (the new tail, the new frontier's out-edges)."""
+    at level ``depth``, with parents the least of its records (``found_k`` not None, see
+    :func:`_claim_block`); returns (the new tail, the new frontier's out-edges)."""
     edges = 0
     for b in range(counts.size):
         for c in range(offsets[b], offsets[b] + counts[b]):
             j = found[c]
-            if level[j] == _CLAIMED:
+            if level[j] < -1:  # claimed in this level (_CLAIMED or a parent's code)
                 level[j] = depth
                 order[tail] = j
                 tail += 1
                 edges += np.int64(ptr[j + 1]) - np.int64(ptr[j])
+                if found_k is not None:
+                    parent[j] = found_k[c]
+            elif found_k is not None and found_k[c] < parent[j]:
+                parent[j] = found_k[c]  # another record of a vertex of this level
     return tail, edges
 
 
-def _parallel_push_level(ptr, idx, level, order, state, threads: int) -> None:
+def _parallel_push_level(ptr, idx, level, order, state, threads: int, parent=None) -> None:
     """One push level on ``threads`` threads from the frontier of ``state``, which it
-    advances as :func:`_push_levels` would."""
+    advances as :func:`_push_levels` would (``parent``: the parents, or None)."""
     head, end = int(state[_HEAD]), int(state[_TAIL])
     depth = int(state[_DEPTH]) + 1
     # blocks of the frontier of about equal out-edges, each block's buffer holding as
@@ -218,9 +238,11 @@ def _parallel_push_level(ptr, idx, level, order, state, threads: int) -> None:
     offsets = np.concatenate(([0], np.cumsum(edges)))[rel]
     bounds = head + rel
     found = np.empty(int(offsets[-1]), dtype=order.dtype)
+    found_k = None if parent is None else np.empty(found.size, dtype=order.dtype)
     counts = np.zeros(rel.size - 1, dtype=np.int64)
-    _claim_blocks(bounds, offsets, ptr, idx, level, order, found, counts)
-    tail, edges = _append_claimed(ptr, level, order, end, depth, offsets, found, counts)
+    _claim_blocks(bounds, offsets, ptr, idx, level, order, found, counts, found_k)
+    tail, edges = _append_claimed(ptr, level, order, end, depth, offsets, found, counts,
+                                  found_k, parent)
     state[_DEPTH] = depth
     state[_HEAD] = end
     state[_TAIL] = tail
@@ -277,7 +299,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         Also return each reached vertex's smallest parent on the previous level.
     parallel_edges : int, optional
         Push levels with this many frontier out-edges or more run on several threads
-        (default :data:`PUSH_PARALLEL_EDGES`; never with ``parents`` or one thread).
+        (default :data:`PUSH_PARALLEL_EDGES`; never on one thread).
     vectors : bool, default False
         Return the levels and parents as dense :class:`VecData` of int64 with the reached
         vertices present, the form a Vector takes (one pass instead of NumPy's two).
@@ -295,10 +317,12 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
     nnz = int(A.indices.size)
-    # levels on several threads: no parents (their smallest-id rule is sequential), and
-    # only where a level can have that many out-edges (the count costs a read per vertex)
+    # levels on several threads only where a level can have that many out-edges (the
+    # count costs a read per vertex)
     par_edges = PUSH_PARALLEL_EDGES if parallel_edges is None else max(1, parallel_edges)
-    threads = num_threads() if not parents and nnz >= par_edges else 1
+    # (with parents, a claimed vertex's level holds k - n - 3 in 32 bits)
+    threads = num_threads() if nnz >= par_edges and (
+        not parents or n <= _INT32_MAX - 3) else 1
     select = nnz <= SELECT_MAX_DEGREE * n
     if get_AT is None and not parents and (select or threads == 1):
         queue = np.empty(n + 1, dtype=np.int32 if n < _INT32_MAX else np.int64)
@@ -333,7 +357,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
             break
         if state[_WANT_PAR]:
             state[_WANT_PAR] = 0
-            _parallel_push_level(ptr, idx, level, order, state, threads)
+            _parallel_push_level(ptr, idx, level, order, state, threads,
+                                 parent if parents else None)
             stats["push"] += 1
             stats["parallel"] = stats.get("parallel", 0) + 1
             if state[_TAIL] == state[_HEAD]:
