@@ -78,13 +78,25 @@ def pattern(A, dtype=np.bool_, *, no_diagonal: bool = False):
 def undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=False):
     """``S = P + P'`` for the pattern ``P`` of A: the undirected graph of A.
 
-    Built in one GrB_build of the tuples of both directions (duplicates combined).  With
-    ``multiplicity`` the values count the directions an edge exists in (1 or 2), as
+    With ``multiplicity`` the values count the directions an edge exists in (1 or 2), as
     NetworkX counts a reciprocated edge of a DiGraph twice; otherwise every value is 1.
+    A CPU Matrix adds the rows of ``P`` and of its transpose by merges, in linear time;
+    otherwise one GrB_build of the tuples of both directions (a sort) combines them.
     """
+    dt = np.dtype(dtype)
+    if type(A) is Matrix and A.device == "cpu" and not A.is_hypersparse:
+        from ..core import ewise_add, select
+        from ..formats import CSR
+
+        # P = one(offdiag(A)): the pattern, iso ones of dtype (its arrays shared: P is
+        # read only here)
+        src = (select(A, "offdiag") if no_diagonal else A).csr()
+        P = Matrix(CSR(A.shape, src.indptr, src.indices, None, dt,
+                       True if dt == np.bool_ else dt.type(1), "cpu"))
+        # S = P + P' (plus: 2 where both directions exist), or their union
+        return ewise_add(P, P.T, "plus" if multiplicity else "any")
     r, c = coo(A, no_diagonal)
     rows, cols = np.concatenate([r, c]), np.concatenate([c, r])
-    dt = np.dtype(dtype)
     if multiplicity:
         # S = build(P + P', dup = plus): 2 where both directions exist
         S = Matrix.from_coo(rows, cols, np.ones(rows.size, dtype=dt), shape=A.shape,

@@ -39,3 +39,43 @@ def test_two_cliques():
     A = gb.Matrix.from_coo(r + c, c + r, shape=(10, 10))
     assert gb.algorithms.label_propagation(A).to_dense().tolist() == [0] * 5 + [5] * 5
 
+
+
+def _jpl_reference(S, w):
+    """Jones-Plassmann-Luby rounds by whole-array steps: a round takes every uncolored
+    vertex whose priority exceeds all its uncolored neighbours' (self loops ignored)."""
+    n = S.shape[0]
+    C = sp.coo_array(S)
+    keep = C.row != C.col
+    r, c = C.row[keep], C.col[keep]
+    colored = np.zeros(n, bool)
+    order, bounds = [], [0]
+    while not colored.all():
+        live = ~colored[r] & ~colored[c]
+        beaten = np.zeros(n, bool)
+        beaten[r[live & (w[c] > w[r])]] = True
+        top = np.flatnonzero(~colored & ~beaten)
+        order.extend(top.tolist())
+        bounds.append(len(order))
+        colored[top] = True
+    return order, bounds
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(1, 3000), st.integers(0, 30_000), st.integers(0, 2**32 - 1))
+def test_coloring_rounds_equal_the_reference(n, m, seed):
+    """The compiled coloring (rows resumed at their last blocker, uncolored vertices
+    only) gives the classes and order of the plain rounds, on graphs of many rounds."""
+    from gblas.backends.cpu.communities import coloring
+
+    rng = np.random.default_rng(seed)
+    # skewed degrees: a few hubs that stay blocked for many rounds
+    r = np.minimum(rng.zipf(1.6, m) - 1, n - 1)
+    c = rng.integers(0, n, m)
+    S = sp.csr_array((np.ones(2 * m), (np.concatenate([r, c]), np.concatenate([c, r]))),
+                     shape=(n, n))
+    S.sum_duplicates()
+    w = rng.permutation(n).astype(np.int64) + 1
+    order, class_ptr = coloring(gb.Matrix.from_scipy(S).csr(), w)
+    want_order, want_bounds = _jpl_reference(S, w)
+    assert order.tolist() == want_order and class_ptr.tolist() == want_bounds
