@@ -85,16 +85,7 @@ def undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=Fal
     """
     dt = np.dtype(dtype)
     if type(A) is Matrix and A.device == "cpu" and not A.is_hypersparse:
-        from ..core import ewise_add, select
-        from ..formats import CSR
-
-        # P = one(offdiag(A)): the pattern, iso ones of dtype (its arrays shared: P is
-        # read only here)
-        src = (select(A, "offdiag") if no_diagonal else A).csr()
-        P = Matrix(CSR(A.shape, src.indptr, src.indices, None, dt,
-                       True if dt == np.bool_ else dt.type(1), "cpu"))
-        # S = P + P' (plus: 2 where both directions exist), or their union
-        return ewise_add(P, P.T, "plus" if multiplicity else "any")
+        return _undirected_by_merge(A, dt, no_diagonal, multiplicity)
     r, c = coo(A, no_diagonal)
     rows, cols = np.concatenate([r, c]), np.concatenate([c, r])
     if multiplicity:
@@ -106,6 +97,34 @@ def undirected(A, dtype=np.bool_, *, no_diagonal: bool = False, multiplicity=Fal
         value = True if dt == np.bool_ else dt.type(1)
         S = Matrix.from_coo(rows, cols, value, shape=A.shape, dtype=dt, dup_op="any")
     return S.to(A.device)
+
+
+def _undirected_by_merge(A, dt: np.dtype, no_diagonal: bool, multiplicity: bool):
+    """``P + P'`` of a CPU Matrix: the rows of ``P`` and of its transpose merged (the
+    registered CSR union), the multiplicity counted from the merge's positions."""
+    from ..backends.registry import get_kernel
+    from ..formats import CSR
+
+    one = True if dt == np.bool_ else dt.type(1)
+    csr = A.csr()
+    ptr, idx = csr.indptr, csr.indices
+    if no_diagonal:
+        rows = csr.row_indices()
+        keep = idx != rows
+        if not keep.all():
+            # P = offdiag(pattern(A))
+            idx = idx[keep]
+            ptr = np.zeros(A.shape[0] + 1, dtype=np.int64)
+            np.cumsum(np.bincount(rows[keep], minlength=A.shape[0]), out=ptr[1:])
+    # P, iso ones (its arrays A's own where nothing is dropped: P is only read here)
+    PT = Matrix(CSR(A.shape, ptr, idx, None, dt, one, "cpu")).csr(transposed=True)
+    # S = P + P': the rows of P and P' merged; where both hold an entry it counts 2
+    sptr, sidx, pa, pb = get_kernel("merge_union", "csr", "cpu")(ptr, idx, PT.indptr,
+                                                                  PT.indices)
+    if not multiplicity:
+        return Matrix(CSR(A.shape, sptr, sidx, None, dt, one, "cpu"))
+    values = (pa >= 0).astype(dt) + (pb >= 0).astype(dt)
+    return Matrix(CSR(A.shape, sptr, sidx, values, dt, None, "cpu"))
 
 
 def is_symmetric(A) -> bool:
