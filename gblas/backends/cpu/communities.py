@@ -32,45 +32,68 @@ __all__ = ["coloring", "count_labels", "propagate"]
 
 @jit()
 def _jpl(ptr, idx, w, order, class_ptr):
-    """The rounds visit the uncolored vertices only, kept in increasing order in ``left``,
-    and each resumes its row where its last blocker (an uncolored neighbour of higher
-    priority) stands: the neighbours before it are colored or of lower priority for good,
-    so a row is read once over all rounds (a graph of 695 rounds, Kronecker 17, read its
-    busy rows again every round)."""
+    """The rounds, driven by events: a vertex blocked by an uncolored neighbour of higher
+    priority waits on that neighbour and is examined again only in the round after it is
+    colored, its scan resumed where the blocker stands (the neighbours before it are
+    colored or of lower priority for good).  Each row is read once over all the rounds
+    and each round visits its candidates only (a power-law graph takes hundreds of
+    rounds: 944 at Kronecker 18).  The classes are then laid out by a pass over the
+    vertices in increasing order, the order the plain rounds give within a class."""
     n = w.size
     colored = np.zeros(n, np.bool_)
-    left = np.arange(n)
     at = ptr[:n].astype(np.int64)  # where each vertex's scan resumes
-    nleft = n
+    head = np.full(n, -1, np.int64)  # the vertices waiting on each vertex, linked
+    link = np.empty(n, np.int64)
+    cls = np.empty(n, np.int64)
+    cand = np.arange(n)  # this round's vertices to examine: all, then the freed ones
+    newly = np.empty(n, np.int64)
+    ncand = n
     done = 0
     k = 0
-    class_ptr[0] = 0
     while done < n:
-        start = done
-        keep = 0
-        for t in range(nleft):
-            v = left[t]
-            top = True
+        nnew = 0
+        for t in range(ncand):
+            v = cand[t]
             end = ptr[v + 1]
             p = at[v]
+            blocker = -1
             while p < end:
                 u = idx[p]
                 if u != v and not colored[u] and w[u] > w[v]:
-                    top = False
+                    blocker = u
                     break
                 p += 1
             at[v] = p
-            if top:
-                order[done] = v
-                done += 1
+            if blocker < 0:
+                newly[nnew] = v
+                nnew += 1
             else:
-                left[keep] = v  # (keep <= t: compacted in place, the order kept)
-                keep += 1
-        nleft = keep
-        for t in range(start, done):  # colored after the round: the round saw them uncolored
-            colored[order[t]] = True
+                link[v] = head[blocker]
+                head[blocker] = v
+        # colored after the round (the round saw them uncolored); their waiters are the
+        # next round's candidates
+        for t in range(nnew):
+            colored[newly[t]] = True
+            cls[newly[t]] = k
+        ncand = 0
+        for t in range(nnew):
+            q = head[newly[t]]
+            while q >= 0:
+                cand[ncand] = q
+                ncand += 1
+                q = link[q]
+        done += nnew
         k += 1
-        class_ptr[k] = done
+    # class c's vertices in increasing order at order[class_ptr[c]:class_ptr[c + 1]]
+    class_ptr[: k + 1] = 0
+    for v in range(n):
+        class_ptr[cls[v] + 1] += 1
+    for c in range(k):
+        class_ptr[c + 1] += class_ptr[c]
+    fill = class_ptr[:k].copy()
+    for v in range(n):
+        order[fill[cls[v]]] = v
+        fill[cls[v]] += 1
     return k
 
 
