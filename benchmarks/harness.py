@@ -303,3 +303,31 @@ def median_ms(fn: Callable[[], object], sync: Callable[[], object], repeat: int)
         sync()
         ts.append(time.perf_counter() - t0)
     return float(np.median(ts)) * 1e3
+
+
+def median_fresh(run: Callable[[object], object], make: Callable[[], object],
+                 sync: Callable[[], object], repeat: int, slow: float) -> tuple[float, object]:
+    """Median wall time in seconds of ``run(make())``, a new argument per call made
+    outside the timed region, ``sync()`` before and after each call (a GPU's
+    synchronize), after one warm-up call; one timed call when the warm-up took over
+    ``slow`` seconds.  Returns the median and the last call's result.
+
+    Examples
+    --------
+    >>> t, out = median_fresh(lambda x: x + 1, lambda: 1, lambda: None, 3, 10.0)
+    >>> t >= 0, out
+    (True, 2)
+    """
+    t0 = time.perf_counter()
+    out = run(make())
+    sync()
+    first = time.perf_counter() - t0
+    ts = []
+    for _ in range(1 if first > slow else max(1, repeat)):
+        arg = make()
+        sync()
+        t0 = time.perf_counter()
+        out = run(arg)
+        sync()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts), out

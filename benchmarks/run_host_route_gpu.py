@@ -17,10 +17,10 @@ Usage (on a GPU machine)::
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
+
+from benchmarks.harness import median_fresh
 
 ALGORITHMS = ("label_propagation", "core_number", "triangle_count", "connected_components")
 
@@ -29,25 +29,6 @@ def _sync() -> None:
     import cupy as cp
 
     cp.cuda.Device().synchronize()
-
-
-def _timed(run, make, repeat: int, budget: float) -> tuple[float, object]:
-    """Median seconds of ``run(make())`` after one warm-up call, and the last result."""
-    arg = make()
-    t0 = time.perf_counter()
-    out = run(arg)
-    _sync()
-    first = time.perf_counter() - t0
-    n = 1 if first * repeat > budget else repeat
-    ts = []
-    for _ in range(n):
-        arg = make()
-        _sync()
-        t0 = time.perf_counter()
-        out = run(arg)
-        _sync()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts), out
 
 
 def _host(result):
@@ -83,6 +64,11 @@ def main(argv=None) -> int:
              f"whose warm-up took over {args.budget / args.repeat:.1f} s timed once.", "",
              "| scale | entries | algorithm | gblas's plan runs on | gblas | loop on the GPU | "
              "host copy + CPU kernel | same answer |", "|---:|---:|---|---|---:|---:|---:|---|"]
+    slow = args.budget / args.repeat  # a warm-up past it: one timed call
+
+    def timed(run, make):
+        return median_fresh(run, make, _sync, args.repeat, slow)
+
     for scale in args.scales:
         S = gb.io.kronecker(scale, 16, seed=1, symmetric=True).to_scipy()
         host = gb.Matrix.from_scipy(S)
@@ -93,7 +79,7 @@ def main(argv=None) -> int:
         for alg in args.algorithms:
             f = getattr(gb.algorithms, alg)
             where = gb.explain(f, make()).device
-            t_plan, r_plan = _timed(f, make, args.repeat, args.budget)
+            t_plan, r_plan = timed(f, make)
 
             def loop(A, f=f):
                 with gb.config(format="csr"):
@@ -101,13 +87,13 @@ def main(argv=None) -> int:
 
             t_loop = r_loop = None
             if alg != "label_propagation" or scale <= args.loop_max_scale:
-                t_loop, r_loop = _timed(loop, make, args.repeat, args.budget)
+                t_loop, r_loop = timed(loop, make)
 
             def on_host(A, f=f):
                 r = f(A.to("cpu"))
                 return r.to("gpu") if hasattr(r, "to") else r
 
-            t_host, r_host = _timed(on_host, make, args.repeat, args.budget)
+            t_host, r_host = timed(on_host, make)
             same = all(np.array_equal(_host(r), _host(r_host))
                        for r in (r_plan, r_loop) if r is not None)
             loop_ms = "-" if t_loop is None else f"{t_loop * 1e3:,.1f} ms"

@@ -17,10 +17,10 @@ Usage (on a GPU machine)::
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
+
+from benchmarks.harness import median_fresh
 
 #: name -> the call on a Matrix (keyword arguments kept small so every one finishes)
 CALLS = {
@@ -59,20 +59,7 @@ def _time(call, make, device: str, repeat: int, slow: float) -> tuple[float | No
     """Median seconds of ``call(make())`` after a warm-up; None and the error if it
     raised."""
     try:
-        arg = make()
-        t0 = time.perf_counter()
-        call(arg)
-        _sync(device)
-        first = time.perf_counter() - t0
-        ts = []
-        for _ in range(1 if first > slow else repeat):
-            arg = make()
-            _sync(device)
-            t0 = time.perf_counter()
-            call(arg)
-            _sync(device)
-            ts.append(time.perf_counter() - t0)
-        return statistics.median(ts), ""
+        return median_fresh(call, make, lambda: _sync(device), repeat, slow)[0], ""
     except Exception as e:  # noqa: BLE001 - reported in the table
         return None, f"{type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''}"
 
