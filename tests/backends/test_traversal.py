@@ -73,11 +73,13 @@ def test_levels_only_search_stores_through_a_select_on_sparse_graphs(n, m, seed)
     np.testing.assert_array_equal(gb.algorithms.bfs(A, s).to_dense(fill=-1), want)
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 120), st.integers(0, 2000), st.integers(0, 2**32 - 1), st.booleans())
-def test_parallel_push_levels_give_scipys_levels(n, m, seed, transpose):
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 120), st.integers(0, 2000), st.integers(0, 2**32 - 1), st.booleans(),
+       st.booleans())
+def test_parallel_push_levels(n, m, seed, transpose, parents):
     """Push levels on several threads (every level with an out-edge, the threshold
-    lowered), between pull levels where the transpose is built: SciPy's levels."""
+    lowered), between pull levels where the transpose is built: SciPy's levels, and with
+    parents each vertex's least in-neighbour on the previous level, as the products give."""
     from gblas.backends.cpu import traversal
     from gblas.backends.cpu.blocks import num_threads
 
@@ -86,36 +88,19 @@ def test_parallel_push_levels_give_scipys_levels(n, m, seed, transpose):
     A = gb.Matrix.from_scipy(S)
     get_AT = (lambda: A.csr(transposed=True)) if transpose else None
     s = int(rng.integers(0, n))
-    level, _, stats = traversal.bfs_levels(A.csr(), get_AT, s, False, parallel_edges=1)
+    level, parent, stats = traversal.bfs_levels(A.csr(), get_AT, s, parents,
+                                                parallel_edges=1)
     want = scipy_bfs_levels(S, s)
     np.testing.assert_array_equal(level, want)
     assert stats["levels"] == want.max()
+    if parents:
+        want_l, want_p = _loop(gb.Matrix.from_scipy(S), s, True)
+        np.testing.assert_array_equal(level, want_l.to_dense(fill=-1))
+        np.testing.assert_array_equal(parent, want_p.to_dense(fill=-1))
     # a second level with out-edges runs on threads, unless the search stores through
-    # a select (sparse graphs, no pull: sequential) or pulls
+    # a select (sparse graphs, no pull, no parents: sequential) or pulls
     if (num_threads() > 1 and want.max() >= 2 and stats.get("store") != "select"
             and stats["pull"] == 0):
-        assert stats.get("parallel", 0) >= 1
-
-
-@settings(max_examples=60, deadline=None)
-@given(st.integers(1, 120), st.integers(0, 2000), st.integers(0, 2**32 - 1), st.booleans())
-def test_parallel_push_levels_give_the_least_parents(n, m, seed, transpose):
-    """Push levels with parents on several threads (the threshold lowered): each vertex's
-    parent is its least in-neighbour on the previous level, as the products give, and
-    the search without parents gives the same levels."""
-    from gblas.backends.cpu import traversal
-    from gblas.backends.cpu.blocks import num_threads
-
-    rng = np.random.default_rng(seed)
-    S = uniform_digraph(rng, n, m)
-    A = gb.Matrix.from_scipy(S)
-    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
-    s = int(rng.integers(0, n))
-    level, parent, stats = traversal.bfs_levels(A.csr(), get_AT, s, True, parallel_edges=1)
-    want_l, want_p = _loop(gb.Matrix.from_scipy(S), s, True)
-    np.testing.assert_array_equal(level, want_l.to_dense(fill=-1))
-    np.testing.assert_array_equal(parent, want_p.to_dense(fill=-1))
-    if num_threads() > 1 and want_l.to_dense(fill=-1).max() >= 2 and stats["pull"] == 0:
         assert stats.get("parallel", 0) >= 1
 
 
