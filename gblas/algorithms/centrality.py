@@ -196,6 +196,15 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     >>> x = gb.algorithms.katz_centrality(A, alpha=0.5, normalized=False)
     >>> x.to_dense().tolist()
     [1.0, 1.5, 1.75]
+
+    An ``alpha`` above ``1 / lambda_max`` diverges, and is told so at once:
+
+    >>> K = gb.Matrix.from_coo([0, 0, 1, 1, 2, 2], [1, 2, 0, 2, 0, 1], shape=(3, 3))
+    >>> try:                                    # lambda_max = 2: alpha must be below 0.5
+    ...     gb.algorithms.katz_centrality(K, alpha=5.0)
+    ... except gb.algorithms.PowerIterationFailedConvergence as e:
+    ...     print(e.iterations < 1000, str(e).split(": ")[1].split(" after")[0])
+    True the iteration diverges
     """
     from ..core import apply, ewise_add, mxv
 
