@@ -1,10 +1,13 @@
-"""`gblas.algorithms.bfs` with and without parents on a Matrix already used (symmetric
-Kronecker graphs, edge factor 16, from a vertex of largest degree): median of 7 calls
-after a warm-up.  Run it with ``PYTHONPATH`` set to each version of gblas to compare.
+"""`gblas.algorithms.bfs` with and without parents against SciPy's
+``breadth_first_order(..., return_predecessors=True)`` (SciPy's predecessor is the first
+discoverer, gblas's the least-id one: the same reached set), from a vertex of largest
+degree: median of ``--repeat`` calls after a warm-up, on a fresh Matrix per call (built
+outside the timed region) and on a Matrix already used.  Run it with ``PYTHONPATH`` set
+to each version of gblas to compare versions.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/probe_bfs_parents.py --scales 18 20
+    PYTHONPATH=. python benchmarks/probe_bfs_parents.py --graphs kronecker-18 luxembourg-osm
 """
 
 from __future__ import annotations
@@ -13,32 +16,63 @@ import argparse
 import statistics
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 
+def _median(run, make, repeat: int) -> float:
+    run(make())
+    ts = []
+    for _ in range(repeat):
+        arg = make()
+        t0 = time.perf_counter()
+        run(arg)
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def _row(name: str, S, repeat: int) -> str:
+    """The table row of graph ``S``."""
+    from scipy.sparse import csgraph
+
+    import gblas as gb
+
+    src = int(np.argmax(np.diff(S.indptr)))
+    A = gb.Matrix.from_scipy(S)
+
+    def fresh():
+        return gb.Matrix.from_scipy(S)
+
+    t_lv = _median(lambda M: gb.algorithms.bfs(M, src), fresh, repeat)
+    t_pf = _median(lambda M: gb.algorithms.bfs(M, src, parents=True), fresh, repeat)
+    t_pu = _median(lambda M: gb.algorithms.bfs(M, src, parents=True), lambda: A, repeat)
+    t_sp = _median(lambda M: csgraph.breadth_first_order(M, src, return_predecessors=True),
+                   lambda: S, repeat)
+    return (f"| {name} | {S.nnz:,} | {t_lv * 1e3:.2f} ms | {t_pf * 1e3:.2f} ms | "
+            f"{t_pu * 1e3:.2f} ms | {t_sp * 1e3:.2f} ms | {t_sp / t_pf:.2f} |")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--scales", type=int, nargs="+", default=[18, 20])
+    p.add_argument("--graphs", nargs="+", default=["kronecker-18", "kronecker-20"],
+                   help="kronecker-N (symmetric) or names in --data")
+    p.add_argument("--data", type=Path, default=Path(".data"))
     p.add_argument("--repeat", type=int, default=7)
     args = p.parse_args(argv)
     import gblas as gb
     from gblas.backends.cpu.blocks import num_threads
 
     print(f"gblas from {gb.__file__}, {num_threads()} threads")
-    for scale in args.scales:
-        S = gb.io.kronecker(scale, 16, seed=1, symmetric=True).to_scipy()
-        src = int(np.argmax(np.diff(S.indptr)))
-        A = gb.Matrix.from_scipy(S)
-        for parents in (False, True):
-            gb.algorithms.bfs(A, src, parents=parents)
-            ts = []
-            for _ in range(args.repeat):
-                t0 = time.perf_counter()
-                gb.algorithms.bfs(A, src, parents=parents)
-                ts.append(time.perf_counter() - t0)
-            what = "parents" if parents else "levels"
-            print(f"{scale} {what:8s} {statistics.median(ts) * 1e3:.2f} ms", flush=True)
+    print("| graph | entries | levels fresh | parents fresh | parents used | SciPy "
+          "(predecessors) | SciPy / parents fresh |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in args.graphs:
+        if name.startswith("kronecker-"):
+            S = gb.io.kronecker(int(name[10:]), 16, seed=1, symmetric=True).to_scipy()
+        else:
+            S = gb.io.read_mm(args.data / f"{name}.mtx.gz").to_scipy()
+        print(_row(name, S.tocsr(), args.repeat), flush=True)
     return 0
 
 
