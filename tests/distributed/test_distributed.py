@@ -46,6 +46,14 @@ def client():
         yield c
 
 
+def _workers(client) -> list:
+    """The workers' addresses, sorted.  From ``Client.nthreads`` (a call to the
+    scheduler): ``Client.scheduler_info()`` returns a cached identity that the client's
+    periodic refresh, which asks for no workers, may overwrite between its fetch and its
+    return (a test once got an empty list from it)."""
+    return sorted(client.nthreads())
+
+
 def _grid(draw, shape):
     """A grid from GRIDS that fits the shape (at most one part per row/column)."""
     fits = [g for g in GRIDS if g[0] <= max(shape[0], 1) and g[1] <= max(shape[1], 1)]
@@ -184,7 +192,7 @@ def test_products_match_single_process(client, data):
         parts = 2 if nin >= 2 else 1  # cut otherwise than the grid: re-cut by tasks
         xx = x if xd == "local" else gb.distributed.scatter_vector(
             client, x, split_bounds(nin, parts),
-            sorted(client.scheduler_info()["workers"])[:parts])
+            _workers(client)[:parts])
         o = None if out is None else D.vector(out.dup(), over="rows") if (
             not left and op == "mxv") else out.dup()
         args = (xx, Dop) if left else (Dop, xx)
@@ -224,7 +232,7 @@ def test_vector_elementwise_match_single_process(client, data):
     replace = data.draw(st.booleans()) if mask is not None else False
     call = data.draw(st.sampled_from(["ewise_add", "ewise_mult", "apply", "apply_right",
                                       "select", "select_index", "select_user"]))
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = _workers(client)
     bounds = split_bounds(n, parts)
     ud = gb.distributed.scatter_vector(client, u, bounds, workers[:parts])
     vd = gb.distributed.scatter_vector(client, v, split_bounds(n, 1), workers[2:])
@@ -310,7 +318,7 @@ def test_assign_matches_single_process(client, data):
     mask = data.draw(gst.masks(n))
     accum = data.draw(st.sampled_from([None, "plus"]))
     replace = data.draw(st.booleans()) if mask is not None else False
-    workers = sorted(client.scheduler_info()["workers"])
+    workers = _workers(client)
     wd = gb.distributed.scatter_vector(client, w, split_bounds(n, parts), workers[:parts])
     want = gb.assign(w.dup(), value, idx, mask=mask, accum=accum, replace=replace)
     got = gb.assign(wd, value, idx, mask=mask, accum=accum, replace=replace)
