@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from graph_cases import bfs_graphs, uniform_digraph
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -147,3 +148,81 @@ def test_breadth_first_order_is_scipys(n, m, seed, directed):
         loop_o, loop_p = csgraph.breadth_first_order(S, s, directed=directed)
     np.testing.assert_array_equal(loop_o, want_o)
     np.testing.assert_array_equal(loop_p, want_p)
+
+
+def _least_parents(S, level):
+    """Each reached vertex's least in-neighbour on the previous level (the source its
+    own), -1 where unreached: the ``min.second`` rule, from the edge list."""
+    C = S.tocoo()
+    u, v = C.row.astype(np.int64), C.col.astype(np.int64)
+    keep = (level[u] >= 0) & (level[v] == level[u] + 1)
+    want = np.full(level.size, np.iinfo(np.int64).max)
+    np.minimum.at(want, v[keep], u[keep])
+    want[level < 0] = -1
+    want[level == 0] = np.flatnonzero(level == 0)
+    return want
+
+
+def _deep_graph(rng, kind, rows, cols, extra):
+    """A graph of many levels with ties, its vertex ids shuffled (the order a level is
+    found in is then not the order of its ids): a grid, a triangulated grid (a mesh), or
+    layers of ``cols`` vertices each joined to every vertex of the next (dense)."""
+    ids = np.arange(rows * cols).reshape(rows, cols)
+    if kind == "layers":
+        a = np.repeat(ids[:-1], cols, axis=1).ravel()
+        b = np.tile(ids[1:], (1, cols)).ravel()
+    else:
+        pairs = [(ids[:, :-1], ids[:, 1:]), (ids[:-1, :], ids[1:, :])]
+        if kind == "mesh":
+            pairs.append((ids[:-1, :-1], ids[1:, 1:]))
+        a = np.concatenate([p.ravel() for p, _ in pairs])
+        b = np.concatenate([q.ravel() for _, q in pairs])
+    n = rows * cols
+    a = np.concatenate([a, rng.integers(0, n, extra)])  # a few shortcuts
+    b = np.concatenate([b, rng.integers(0, n, extra)])
+    perm = rng.permutation(n)
+    a, b = perm[a], perm[b]
+    r, c = np.concatenate([a, b]), np.concatenate([b, a])
+    return sp.csr_array((np.ones(r.size), (r, c)), shape=(n, n))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(["grid", "mesh", "layers"]), st.integers(1, 60), st.integers(1, 12),
+       st.integers(0, 3), st.integers(0, 2**32 - 1), st.booleans())
+def test_parents_on_deep_graphs_are_the_least_on_the_previous_level(kind, rows, cols, extra,
+                                                                   seed, transpose):
+    """Searches of many small levels (the sequential packed levels, on sparse graphs
+    through the select store, on the dense layers through the branch), ids shuffled so
+    that a vertex's first discoverer is often not its least parent: each parent is the
+    least in-neighbour on the previous level, from the kernel and from ``bfs``."""
+    from gblas.backends.cpu import traversal
+
+    rng = np.random.default_rng(seed)
+    S = _deep_graph(rng, kind, rows, cols, extra)
+    A = gb.Matrix.from_scipy(S)
+    s = int(rng.integers(0, S.shape[0]))
+    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
+    level, parent, stats = traversal.bfs_levels(A.csr(), get_AT, s, True)
+    want = scipy_bfs_levels(S, s)
+    np.testing.assert_array_equal(level, want)
+    np.testing.assert_array_equal(parent, _least_parents(S, want))
+    assert stats["packed"] >= 1 and stats["levels"] == want.max()
+    if stats["pull"] == 0 and "parallel" not in stats:
+        assert stats["packed"] == stats["push"]  # the whole search, one compiled call
+    levels, parents = gb.algorithms.bfs(A, s, parents=True)
+    np.testing.assert_array_equal(parents.to_dense(fill=-1), _least_parents(S, want))
+
+
+def test_parents_on_a_shuffled_mesh_of_hundreds_of_levels():
+    """A 300 x 8 triangulated grid (about 300 levels, ties on every level), ids shuffled:
+    the least parents, as the loop of ``min.second`` products gives them."""
+    S = _deep_graph(np.random.default_rng(5), "mesh", 300, 8, 0)
+    A = gb.Matrix.from_scipy(S)
+    for s in (0, S.shape[0] // 2):
+        levels, parents = gb.algorithms.bfs(A, s, parents=True)
+        want_l, want_p = _loop(gb.Matrix.from_scipy(S), s, True)
+        assert levels.to_dense(fill=-1).max() >= 150
+        np.testing.assert_array_equal(levels.to_dense(fill=-1), want_l.to_dense(fill=-1))
+        np.testing.assert_array_equal(parents.to_dense(fill=-1), want_p.to_dense(fill=-1))
+        np.testing.assert_array_equal(parents.to_dense(fill=-1),
+                                      _least_parents(S, want_l.to_dense(fill=-1)))

@@ -19,7 +19,10 @@ a planned product per level has a fixed cost):
 
 Parents are the smallest-id in-neighbour on the previous level, the rule of the semiring
 loop (``min.second``): a push keeps the smallest frontier vertex reaching each new vertex,
-a pull meets the in-neighbours in increasing order.
+a pull meets the in-neighbours in increasing order.  A search with parents runs its
+sequential push levels with level and parent packed in one int64 per vertex
+(:mod:`.traversal_seq`: one load and a minimum per edge) up to its first level that
+pulls or runs on several threads; the arrays below take over from there.
 
 Kernel contract (registered as ``("bfs", "csr", "cpu", "levels")``):
 ``f(A: CSR, get_AT: callable or None, source, parents) -> (level int32, parent int64 or
@@ -38,6 +41,7 @@ from ..registry import VecData, register
 from .blocks import cost_bounds, num_threads, row_bounds, run_blocks
 from .jitcache import jit
 from .operands import uindex
+from .traversal_seq import STATE_SLOTS, UNVISITED, packed_entries, packed_push, unpack
 
 __all__ = ["ALPHA", "BETA", "PUSH_PARALLEL_EDGES", "append_unvisited", "bfs_levels", "bfs_order"]
 
@@ -55,9 +59,9 @@ PULL_PARALLEL_ENTRIES = 1 << 20
 #: out-edges on (below it a parallel region's start costs more than it saves).
 PUSH_PARALLEL_EDGES = 1 << 18
 
-# state slots shared by the compiled loop and its caller: the frontier is
-# ``order[head:tail]`` (each level appended after the one before it)
-_DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL, _WANT_PAR = range(7)
+# state slots shared by the compiled loops (here and in traversal_seq) and their caller:
+# the frontier is ``order[head:tail]`` (each level appended after the one before it)
+_DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL, _WANT_PAR = STATE_SLOTS
 #: a vertex claimed by a parallel push level, before the pass that appends it once
 _CLAIMED = -2
 _INT32_MAX = int(np.iinfo(np.int32).max)
@@ -312,7 +316,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         Each reached vertex's parent (the source its own).
     stats : dict
         ``levels``, ``push`` and ``pull`` level counts (``parallel``: the push levels
-        run on several threads), ``reached`` the vertices reached.
+        run on several threads; ``packed``: with parents, the first push levels, run
+        on one thread with packed entries), ``reached`` the vertices reached.
     """
     n = int(A.shape[0])
     ptr, idx = uindex(A.indptr), uindex(A.indices)
@@ -334,20 +339,38 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         if not vectors:
             return level, None, stats
         return VecData(n, None, val, present), None, stats
-    level = np.full(n, -1, dtype=np.int32)
-    parent = np.full(n, -1, dtype=np.int64) if parents else _NO_PARENTS
     # the queue of every level, touched only as far as the search goes (one slot more
     # for the select's store after the last vertex)
     order = np.empty(n + 1, dtype=np.int32 if n < _INT32_MAX else np.int64)
-    level[source] = 0
-    if parents:
-        parent[source] = source
     order[0] = source
     state = np.array([0, 0, 1, 0, nnz, 0, 0], dtype=np.int64)
     stats = {"levels": 0, "push": 0, "pull": 0}
     AT = None
     if threads == 1:
         par_edges = 0
+    if parents and n <= _INT32_MAX:
+        # the sequential levels with level and parent in one entry per vertex (one load
+        # and a min per edge), up to a level that pulls or runs on several threads
+        entry = np.full(n, UNVISITED, dtype=np.int64)
+        entry[source] = source
+        packed_push(ptr, idx, entry, order, state, ALPHA, BETA, get_AT is not None,
+                    par_edges, select)
+        stats["push"] = stats["packed"] = int(state[_DEPTH])
+        if state[_TAIL] == state[_HEAD]:
+            stats["levels"] = max(int(state[_DEPTH]) - 1, 0)
+            stats["reached"] = int(state[_TAIL])
+            if not vectors:
+                level, parent = unpack(entry)
+                return level, parent, stats
+            val, par, present, present_p = packed_entries(entry)
+            return VecData(n, None, val, present), VecData(n, None, par, present_p), stats
+        level, parent = unpack(entry)
+    else:
+        level = np.full(n, -1, dtype=np.int32)
+        parent = np.full(n, -1, dtype=np.int64) if parents else _NO_PARENTS
+        level[source] = 0
+        if parents:
+            parent[source] = source
     while True:
         depth0 = int(state[_DEPTH])
         _push_levels(ptr, idx, level, parent if parents else None, order, state, ALPHA,
