@@ -226,3 +226,28 @@ def test_parents_on_a_shuffled_mesh_of_hundreds_of_levels():
         np.testing.assert_array_equal(parents.to_dense(fill=-1), want_p.to_dense(fill=-1))
         np.testing.assert_array_equal(parents.to_dense(fill=-1),
                                       _least_parents(S, want_l.to_dense(fill=-1)))
+
+
+def test_parents_levels_run_on_threads_only_from_the_minimum_thread_count(monkeypatch):
+    """By default a search with parents keeps every push level on one thread below
+    ``PARENTS_PARALLEL_MIN_THREADS`` threads (its packed levels), on threads from there;
+    the parents are the same."""
+    from gblas.backends.cpu import traversal
+    from gblas.backends.cpu.blocks import num_threads
+
+    monkeypatch.setattr(traversal, "PUSH_PARALLEL_EDGES", 64)
+    S = generators.kronecker(9, 8, seed=2, symmetric=True).to_scipy()
+    A = gb.Matrix.from_scipy(S)
+    src = int(np.argmax(np.diff(S.indptr)))
+    level, parent, stats = traversal.bfs_levels(A.csr(), None, src, True)
+    if num_threads() < traversal.PARENTS_PARALLEL_MIN_THREADS:
+        assert "parallel" not in stats and stats["packed"] == stats["push"]
+    else:
+        assert stats["parallel"] >= 1
+    want = scipy_bfs_levels(S, src)
+    np.testing.assert_array_equal(level, want)
+    np.testing.assert_array_equal(parent, _least_parents(S, want))
+    _, parent_par, stats_par = traversal.bfs_levels(A.csr(), None, src, True,
+                                                    parallel_edges=64)
+    assert stats_par.get("parallel", 0) >= (num_threads() > 1)
+    np.testing.assert_array_equal(parent_par, parent)

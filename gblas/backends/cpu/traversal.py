@@ -43,7 +43,8 @@ from .jitcache import jit
 from .operands import uindex
 from .traversal_seq import STATE_SLOTS, UNVISITED, packed_entries, packed_push, unpack
 
-__all__ = ["ALPHA", "BETA", "PUSH_PARALLEL_EDGES", "append_unvisited", "bfs_levels", "bfs_order"]
+__all__ = ["ALPHA", "BETA", "PARENTS_PARALLEL_MIN_THREADS", "PUSH_PARALLEL_EDGES",
+           "append_unvisited", "bfs_levels", "bfs_order"]
 
 #: Push -> pull once the frontier's out-edges exceed the unvisited edges / ALPHA.
 ALPHA = 14
@@ -58,6 +59,12 @@ PULL_PARALLEL_ENTRIES = 1 << 20
 #: A push level without parents runs on several threads from this many frontier
 #: out-edges on (below it a parallel region's start costs more than it saves).
 PUSH_PARALLEL_EDGES = 1 << 18
+
+#: A search with parents runs its push levels on several threads (by default) only from
+#: this many threads on: on 2 threads its sequential levels with packed entries took
+#: less time than the parallel levels at every size (Kronecker 16 to 20, ego-Twitter:
+#: 5-40% less, more on a loaded machine).
+PARENTS_PARALLEL_MIN_THREADS = 3
 
 # state slots shared by the compiled loops (here and in traversal_seq) and their caller:
 # the frontier is ``order[head:tail]`` (each level appended after the one before it)
@@ -303,7 +310,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         Also return each reached vertex's smallest parent on the previous level.
     parallel_edges : int, optional
         Push levels with this many frontier out-edges or more run on several threads
-        (default :data:`PUSH_PARALLEL_EDGES`; never on one thread).
+        (default :data:`PUSH_PARALLEL_EDGES`, with parents only from
+        :data:`PARENTS_PARALLEL_MIN_THREADS` threads on; never on one thread).
     vectors : bool, default False
         Return the levels and parents as dense :class:`VecData` of int64 with the reached
         vertices present, the form a Vector takes (one pass instead of NumPy's two).
@@ -328,6 +336,8 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
     # (with parents, a claimed vertex's level holds k - n - 3 in 32 bits)
     threads = num_threads() if nnz >= par_edges and (
         not parents or n <= _INT32_MAX - 3) else 1
+    if parents and parallel_edges is None and threads < PARENTS_PARALLEL_MIN_THREADS:
+        threads = 1  # the packed sequential levels take less time than a parallel level
     select = nnz <= SELECT_MAX_DEGREE * n
     if get_AT is None and not parents and (select or threads == 1):
         queue = np.empty(n + 1, dtype=np.int32 if n < _INT32_MAX else np.int64)
