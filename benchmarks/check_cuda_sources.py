@@ -159,13 +159,6 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                                               prefetch=pf, chunk_batch=cb,
                                               chunk_at=65536 if cb else 0)[0],
                    ("gb_lp_stream", "gb_lp_reduce"))
-        if not flag[1] and light_panels.atomic_fold_ok(sr, r, 1, False):
-            yield (f"panels-atomic-{tag}",
-                   light_panels.panels_source(sr, tys, av=d, xv=d, iso=flag[0], xpres=False,
-                                              allow=flag[2], panel_cols=16384,
-                                              panel_rows=32768, group=256, prefetch=True,
-                                              atomic=True)[0],
-                   ("gb_lp_stream", "gb_lp_rows", "gb_lp_finish"))
         yield (f"shards-{tag}",
                shards.shard_source(sr, tys, ix=ix, av=d, xv=d, iso=flag[0], xpres=flag[1],
                                    allow=flag[2], slots=8192)[0],

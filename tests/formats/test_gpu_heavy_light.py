@@ -143,8 +143,6 @@ def test_pull_semirings(name, dt, masked, rng):
         for light in LIGHTS:
             y = run(H, x, xpres, allow, sr, stage_x=stage_x, light=light)
             check(y, want, sr.types(A.dtype, x.dtype)[2])
-    # the panels' partials folded into y by global atomics (where the monoid has one)
-    check(run(H, x, xpres, allow, sr, atomic=True), want, sr.types(A.dtype, x.dtype)[2])
     # the light panels over columns relabelled by in-degree (x gathered per call)
     H = GPUHeavyLight.from_csr(A.to_device("gpu"), **TINY, light_relabel=True)
     H.check_invariants()
@@ -191,8 +189,7 @@ def test_light_panels_relabelled_columns_and_cut_chunks(name, dt, masked, rng):
         check(light_panels_pull(L, xv, al, sr, types), want, types[2])
         for knobs in (dict(threads=512, prefetch=True, chunk_batch=0),
                       dict(threads=64, prefetch=False, chunk_batch=1),
-                      dict(prefetch=L.group == 128, chunk_batch=5),
-                      dict(atomic=True), dict(atomic=True, threads=64, prefetch=False)):
+                      dict(prefetch=L.group == 128, chunk_batch=5)):
             check(light_panels_pull(L, xv, al, sr, types, **knobs), want, types[2])
 
 
@@ -242,9 +239,8 @@ def test_light_panels_every_run_length(name, dt, rng):
     assert H.light_panels.nunits > 10
     x = rand_values(rng, n, dt)
     for xpres in (None, rng.random(n) < 0.9):
-        for atomic in (False, True):
-            y = run(H, x, xpres, None, sr, atomic=atomic)
-            check(y, expected(A, x, xpres, None, sr), sr.types(A.dtype, x.dtype)[2])
+        y = run(H, x, xpres, None, sr)
+        check(y, expected(A, x, xpres, None, sr), sr.types(A.dtype, x.dtype)[2])
 
 
 @pytest.mark.parametrize("name,dt", [("times_times", "float32"), ("times_times", "float64"),
@@ -291,59 +287,14 @@ def test_light_panels_rows_with_a_value(dt, rng):
     assert cp.asnumpy(H.light_panels.row_hit).tolist() == (np.arange(m) % 3 == 0).tolist()
     sr = builtin.SEMIRINGS["plus_times"]
     x = np.ones(n, dtype=dt)
-    for atomic in (False, True):
-        y = run(H, x, None, None, sr, atomic=atomic)
-        assert cp.asnumpy(y.present).tolist() == (np.arange(m) % 3 == 0).tolist()
-        assert not cp.asnumpy(y.values)[::3].any()       # 2 - 2 = 0, present
+    y = run(H, x, None, None, sr)
+    assert cp.asnumpy(y.present).tolist() == (np.arange(m) % 3 == 0).tolist()
+    assert not cp.asnumpy(y.values)[::3].any()       # 2 - 2 = 0, present
     xpres = np.ones(n, dtype=bool)
     xpres[[3, 40]] = False
     y = run(H, x, xpres, None, sr)
     assert not cp.asnumpy(y.present).any()
     check(y, expected(A, x, xpres, None, sr), dt)
-
-
-@pytest.mark.parametrize("name,dt,folds", [("plus_times", "float64", True),
-                                           ("min_plus", "float32", True),
-                                           ("max_times", "int32", True),
-                                           ("any_second", "int64", True),
-                                           ("times_times", "float64", False),
-                                           ("plus_times", "int16", False),
-                                           ("lor_land", "bool", False)])
-def test_light_panels_atomic_fold(name, dt, folds, rng):
-    """``atomic=True``: where the monoid has one atomic instruction at the result's width,
-    phase 1 folds every partial into its row of ``y`` (the partials' rows, made once per
-    layout, are each partial's chunk's row panel plus its 16-bit offset); elsewhere, and
-    with x flags, the two-kernel call runs.  Dense rows put partials of 64 column panels
-    into the same rows at once."""
-    from gblas.backends.gpu.light_panels import atomic_fold_ok
-
-    sr = semiring(name)
-    m, n = 700, 4096
-    pat = rng.random((m, n)) < 0.003
-    pat[[3, 4, 300, 699]] = True
-    rows, cols = np.nonzero(pat)
-    A = CSR.from_coo(rows, cols, rand_values(rng, rows.size, dt), (m, n))
-    H = GPUHeavyLight.from_csr(A.to_device("gpu"), heavy_threshold=10 ** 9, light_cols=64,
-                               light_rows=256, light_unit=2048)
-    L = H.light_panels
-    x = rand_values(rng, n, dt)
-    types = sr.types(A.dtype, x.dtype)
-    assert atomic_fold_ok(sr, types[2], m, False) == folds
-    assert not atomic_fold_ok(sr, types[2], m, True)
-    for allow in (None, rng.random(m) < 0.5):
-        check(run(H, x, None, allow, sr, atomic=True), expected(A, x, None, allow, sr),
-              types[2])
-    assert (getattr(L, "_partial_rows", None) is not None) == folds
-    if folds:
-        c = L.to_device("cpu")
-        want = np.empty(L.npart, dtype=np.int64)
-        cptr = np.asarray(c.cptr)
-        for q in range(L.n_row_panels):
-            for a, b in np.asarray(c.chunks).reshape(-1, 2)[cptr[q]:cptr[q + 1]]:
-                want[a:b] = q * L.panel_rows + np.asarray(c.prow[a:b], dtype=np.int64)
-        assert cp.asnumpy(L._partial_rows).tolist() == want.tolist()
-    xpres = rng.random(n) < 0.8
-    check(run(H, x, xpres, None, sr, atomic=True), expected(A, x, xpres, None, sr), types[2])
 
 
 @pytest.mark.parametrize("threads,unit", [(32, 10), (64, 1000), (128, 1000), (256, 4096)])

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import codegen
 
-__all__ = ["fold_start", "native_atomic", "scatter_plan"]
+__all__ = ["fold_start", "scatter_plan"]
 
 _INT_ATOMIC_TYPES = {
     np.dtype("int32"): "int",
@@ -60,7 +60,7 @@ _HEAD = ('#include "gb_atomics.cuh"\n'
          "__device__ __forceinline__ void gb_scatter(acc_t* p, R_t v) {\n")
 
 
-def native_atomic(code: str, r: np.dtype) -> str | None:
+def _native(code: str, r: np.dtype) -> str | None:
     """The native atomic statement folding ``v`` into ``*p``, or None."""
     if r.itemsize < 4:
         if r.kind == "b":
@@ -126,7 +126,7 @@ def scatter_plan(monoid: Any, r: Any, *, shared: bool = False,
     if monoid.any_value:
         return r, _HEAD + "    *p = v;\n}\n"
     code = monoid.code
-    body = native_atomic(code, r)
+    body = _native(code, r)
     if body is None and float_minmax and r.kind == "f" and code in ("min", "max"):
         body = f"gb_atomic_f{code}(p, v);"
     if body is None and shared:

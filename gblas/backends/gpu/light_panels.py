@@ -37,7 +37,7 @@ import numpy as np
 
 from ..registry import VecData
 from . import codegen
-from .folds import fold_start, native_atomic, scatter_plan
+from .folds import fold_start, scatter_plan
 from .launch import (
     allow_dynamic_smem,
     bool_or_none,
@@ -61,7 +61,7 @@ CHUNK_BATCH = 2048
 def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xpres: bool,
                   allow: bool, panel_cols: int, panel_rows: int, sub: int = 1,
                   group: int = 128, prefetch: bool = False, chunk_batch: int = 0,
-                  chunk_at: int = 0, atomic: bool = False) -> tuple[str, np.dtype]:
+                  chunk_at: int = 0) -> tuple[str, np.dtype]:
     """CUDA source of ``gb_lp_stream`` and ``gb_lp_reduce``, and the accumulator dtype.
 
     Parameters
@@ -86,9 +86,6 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
     chunk_batch, chunk_at : int, default 0
         Chunk bounds ``gb_lp_reduce`` copies to shared memory at a time (0: none), at
         byte ``chunk_at`` of its dynamic shared memory (after the accumulators).
-    atomic : bool, default False
-        ``gb_lp_stream`` folds its partials into ``y`` with global atomic updates
-        (:func:`atomic_fold_ok`) instead of writing them for ``gb_lp_reduce``.
 
     Returns
     -------
@@ -114,7 +111,7 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         flags=dict(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
                    GB_RR=int(panel_rows), GB_SUB=int(sub), GB_K=int(group) // 32,
                    GB_RS=-(-int(panel_rows) // int(sub)), GB_PF=bool(prefetch),
-                   GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at), GB_ATOMIC=bool(atomic),
+                   GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at),
                    GB_IDENT=f"((acc_t){codegen.c_literal(ident, r)})"),
         extra=scatter), acc
 
@@ -151,30 +148,6 @@ def _iso_array(L: Any) -> Any:
     return arr
 
 
-def atomic_fold_ok(semiring: Any, r: Any, m: int, xpres: bool) -> bool:
-    """Whether phase 1 may fold its partials into ``y`` by global atomic updates: a dense
-    ``x``, fewer than 2^31 rows, and a monoid with one atomic instruction at ``r``'s
-    width (native ``atomicAdd`` / ``Min`` / ``Max`` / bitwise, float ``min`` / ``max`` on
-    the bits, ANY's store), so that the accumulators are ``y`` itself.
-
-    Examples
-    --------
-    >>> from gblas.semirings import builtin
-    >>> f8 = np.dtype("float64")
-    >>> atomic_fold_ok(builtin.SEMIRINGS["plus_times"], f8, 10, False)
-    True
-    >>> atomic_fold_ok(builtin.SEMIRINGS["times_times"], f8, 10, False)   # a CAS loop
-    False
-    """
-    r = np.dtype(r)
-    add = semiring.add
-    if xpres or m >= 2**31 or r.itemsize < 4:
-        return False
-    if add.any_value or (r.kind == "f" and add.code in ("min", "max")):
-        return True
-    return native_atomic(add.code, r) is not None
-
-
 @dataclass(frozen=True)
 class _Launch:
     """What a call of :func:`light_panels_pull` launches, worked out once per layout and
@@ -186,10 +159,6 @@ class _Launch:
     reduce: Any
     reduce_blocks: int
     reduce_smem: int
-    #: with the atomic fold: ``gb_lp_rows``, ``gb_lp_finish`` and the accumulators' start
-    rows: Any = None
-    finish: Any = None
-    ident: Any = None
 
 
 def _stream_threads(fn: Any, xbytes: int) -> int:
@@ -206,11 +175,9 @@ def _stream_threads(fn: Any, xbytes: int) -> int:
 
 
 def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bool,
-            threads: int | None, prefetch: bool | None, chunk_batch: int,
-            atomic: bool) -> _Launch:
+            threads: int | None, prefetch: bool | None, chunk_batch: int) -> _Launch:
     """The kernels and launch sizes of a call (cached on ``L``)."""
-    key = (semiring, types, xv.dtype, xv.size, xpres, allow, threads, prefetch, chunk_batch,
-           atomic)
+    key = (semiring, types, xv.dtype, xv.size, xpres, allow, threads, prefetch, chunk_batch)
     cache = L.__dict__.setdefault("_launches", {})
     got = cache.get(key)
     if got is not None:
@@ -230,7 +197,7 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
     src = panels_source(semiring, types, av=vd, xv=xv.dtype, iso=iso, xpres=xpres,
                         allow=allow, panel_cols=L.panel_cols, panel_rows=L.panel_rows,
                         sub=sub, group=L.group, prefetch=pf, chunk_batch=int(chunk_batch),
-                        chunk_at=at, atomic=atomic)[0]
+                        chunk_at=at)[0]
     fn = codegen.get_function(src, "gb_lp_stream")
     nt = int(threads) if threads is not None else \
         _stream_threads(fn, xv.size * xv.dtype.itemsize)
@@ -242,29 +209,13 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
     dyn2 = at + cb
     _smem(fr, dyn2, lambda: f"{rs} accumulators of {acc.name}", "build the format with a "
           "smaller light_rows")
-    if atomic:
-        got = _Launch(fn, nt, dyn, None, 0, 0, codegen.get_function(src, "gb_lp_rows"),
-                      codegen.get_function(src, "gb_lp_finish"), fold_start(semiring.add, r))
-    else:
-        got = _Launch(fn, nt, dyn, fr, L.n_row_panels * sub, dyn2)
-    cache[key] = got
+    got = cache[key] = _Launch(fn, nt, dyn, fr, L.n_row_panels * sub, dyn2)
     return got
-
-
-def _partial_rows(L: Any, go: _Launch) -> Any:
-    """int32 row of every partial (made once per layout, 4 bytes a partial)."""
-    grow = getattr(L, "_partial_rows", None)
-    if grow is None:
-        grow = cp.empty(max(L.npart, 1), dtype=np.int32)
-        if L.n_row_panels:
-            go.rows((L.n_row_panels,), (256,), (L.prow, L.cptr, L.chunks, grow))
-        L._partial_rows = grow
-    return grow
 
 
 def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                       threads: int | None = None, prefetch: bool | None = None,
-                      chunk_batch: int = CHUNK_BATCH, atomic: bool | None = False) -> VecData:
+                      chunk_batch: int = CHUNK_BATCH) -> VecData:
     """``y = A x`` over the entries of a :class:`~gblas.formats.light_panels.LightPanels`.
 
     Parameters
@@ -290,9 +241,6 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     chunk_batch : int, default :data:`CHUNK_BATCH`
         Chunk bounds phase 2 copies to shared memory at a time (0: read them from global
         memory).
-    atomic : bool or None, default False
-        Phase 1 folds its partials into ``y`` by global atomic updates, and no phase 2
-        runs (where :func:`atomic_fold_ok`; otherwise ignored).
 
     Returns
     -------
@@ -317,27 +265,15 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         # first launch: a call's host time before it is what an idle GPU waits for)
         xv = _GATHER(xv, L.col_order)
         xpres = None if xpres is None else _GATHER(xpres, L.col_order)
-    atomic = bool(atomic) and atomic_fold_ok(semiring, r, m, xpres is not None)
     go = _launch(L, semiring, types, xv, xpres is not None, allow is not None, threads,
-                 prefetch, chunk_batch, atomic)
+                 prefetch, chunk_batch)
     val = L.val if L.val is not None else _iso_array(L)
-    if atomic:
-        grow = _partial_rows(L, go)
-        y = cp.full(m, go.ident, dtype=r)
-        ypres = cp.empty(m, dtype=np.bool_)
-        if L.nunits:
-            go.stream((L.nunits,), (go.stream_threads,),
-                      (L.ent, val, xv, dummy(), np.int64(xv.size), L.units, L.gbase, y,
-                       dummy(), grow), shared_mem=go.stream_smem)
-        go.finish((min(-(-m // 256), 65536),), (256,),
-                  (np.int64(m), or_dummy(allow), L.row_hit, y, ypres))
-        return VecData(m, None, y, ypres)
     part = cp.empty(max(L.npart, 1), dtype=r)
     ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else dummy()
     if L.nunits:
         go.stream((L.nunits,), (go.stream_threads,),
                   (L.ent, val, xv, or_dummy(xpres), np.int64(xv.size), L.units, L.gbase,
-                   part, ppres, dummy()), shared_mem=go.stream_smem)
+                   part, ppres), shared_mem=go.stream_smem)
     y = cp.empty(m, dtype=r)
     ypres = cp.empty(m, dtype=np.bool_)
     go.reduce((go.reduce_blocks,), (THREADS,),

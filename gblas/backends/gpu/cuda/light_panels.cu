@@ -1,9 +1,6 @@
 /* The light column panels of gpu_heavy_light: gb_lp_stream writes one partial per run
    of a row within a group of entries (the stream buffer), gb_lp_reduce folds them per
-   row panel into shared-memory accumulators with atomic updates (gb_scatter).  With
-   GB_ATOMIC, gb_lp_stream folds every partial straight into its row of y instead (global
-   atomic updates; gb_lp_rows gives each partial its row once per layout) and gb_lp_finish
-   writes the rows without entries and the flags. */
+   row panel into shared-memory accumulators with atomic updates (gb_scatter). */
 #include "gb_fold.cuh"
 #include "gb_mask.cuh"
 
@@ -90,7 +87,7 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_stream(
     const unsigned short* __restrict__ ent, const av_t* __restrict__ val,
     const xv_t* __restrict__ X, const bool* __restrict__ xpres, long long nx,
     const long long* __restrict__ units, const long long* __restrict__ gbase,
-    R_t* __restrict__ part, bool* __restrict__ ppres, const int* __restrict__ grow)
+    R_t* __restrict__ part, bool* __restrict__ ppres)
 {
     extern __shared__ __align__(16) unsigned char gb_dyn[];
     const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
@@ -250,18 +247,12 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_stream(
         }
         /* the group's runs, coalesced: partials gbase[g] .. gbase[g] + runs */
         __syncwarp();
-#if GB_ATOMIC
-        /* or folded into their rows of y (`part`, the accumulators) */
-        static_assert(sizeof(acc_t) == sizeof(R_t), "the atomic fold's y holds acc_t");
-        for (int i = lane; i < runs; i += 32) gb_scatter((acc_t*)(part + grow[g0 + i]), sp[i]);
-#else
         for (int i = lane; i < runs; i += 32) {
             part[g0 + i] = sp[i];
 #if GB_XPRES
             ppres[g0 + i] = spp[i];
 #endif
         }
-#endif
         __syncwarp();
     }
 }
@@ -363,31 +354,5 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
                 ypres[r0 + k] = h[j];
             }
         }
-    }
-}
-
-/* grow[k]: the row of partial k (one block per row panel, a warp per chunk) */
-extern "C" __global__ void gb_lp_rows(const unsigned short* __restrict__ prow,
-                                      const long long* __restrict__ cptr,
-                                      const long long* __restrict__ chunks,
-                                      int* __restrict__ grow)
-{
-    const long long q = blockIdx.x, c1 = cptr[q + 1];
-    const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
-    for (long long c = cptr[q] + (threadIdx.x >> 5); c < c1; c += nw)
-        for (long long k = chunks[2 * c] + lane; k < chunks[2 * c + 1]; k += 32)
-            grow[k] = (int)(q * GB_RR + prow[k]);
-}
-
-/* y after GB_ATOMIC's stream: the rows without an entry (or masked out) get no value */
-extern "C" __global__ void gb_lp_finish(long long m, const bool* __restrict__ allow,
-                                        const bool* __restrict__ row_hit,
-                                        R_t* __restrict__ y, bool* __restrict__ ypres)
-{
-    for (long long row = blockIdx.x * (long long)blockDim.x + threadIdx.x; row < m;
-         row += (long long)gridDim.x * blockDim.x) {
-        const bool h = row_hit[row] && gb_allowed(allow, row);
-        if (!h) y[row] = (R_t)0;
-        ypres[row] = h;
     }
 }
