@@ -137,3 +137,49 @@ def test_prefetch_verdict_is_kept_and_a_bad_one_probed_again(tmp_path):
     kept[0].write_bytes(b"\x80garbage")
     assert _run(tmp_path)["y"] == _EXPECTED
     assert kept[0].read_bytes() == verdict
+
+
+# a new process's first label propagation and core numbers, then a kernel compiled in
+# the same process that allocates arrays (its Numba environments already rebuilt)
+_LOADS = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import gblas as gb
+    from gblas.backends.cpu import jitcache
+
+    A = gb.io.kronecker(7, 8, seed=3, symmetric=True)
+    lab = gb.algorithms.label_propagation(A).to_dense().tolist()
+    core = gb.algorithms.core_number(A).to_dense().tolist()
+    seen = "numba.np.arrayobj" in sys.modules
+    STEP = int(sys.argv[1])  # read by ramp: a new definition (a compile) per value
+
+    @jitcache.jit()
+    def ramp(n):
+        out = np.empty(n, np.int64)
+        for i in range(n):
+            out[i] = i * STEP
+        return out
+
+    ramp_ok = ramp(4).tolist() == [0, STEP, 2 * STEP, 3 * STEP]
+    print(json.dumps({"labels": lab, "core": core, "arrayobj": seen, "ramp": ramp_ok,
+                      **jitcache.compile_stats()}))
+""")
+
+
+def test_loaded_kernels_leave_numba_modules_unimported(tmp_path):
+    """A kernel loaded from the cache gives the compiled kernel's answer without importing
+    the Numba modules its environments name (``numba.np.arrayobj``), and a kernel compiled
+    afterwards in that process still runs."""
+    env = dict(os.environ, GBLAS_CACHE_DIR=str(tmp_path))
+
+    def run(step: int) -> dict:
+        out = subprocess.run([sys.executable, "-c", _LOADS, str(step)], env=env,
+                             capture_output=True, text=True, timeout=600, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+
+    first, second, third = run(1), run(2), run(2)
+    assert second["labels"] == first["labels"] and second["core"] == first["core"]
+    assert first["ramp"] and second["ramp"] and third["ramp"]
+    assert second["misses"] == 1, second  # ramp compiled after the loads, then saved
+    assert third["misses"] == 0, third
+    assert not second["arrayobj"]
