@@ -2,7 +2,8 @@
 ``breadth_first_order(..., return_predecessors=True)`` (SciPy's predecessor is the first
 discoverer, gblas's the least-id one: the same reached set), from a vertex of largest
 degree: median of ``--repeat`` calls after a warm-up, on a fresh Matrix per call (built
-outside the timed region) and on a Matrix already used.  Run it with ``PYTHONPATH`` set
+outside the timed region) and on a Matrix already used; the four calls alternate, so that
+a burst of load on a shared machine falls on all of them.  Run it with ``PYTHONPATH`` set
 to each version of gblas to compare versions.
 
 Usage::
@@ -21,15 +22,19 @@ from pathlib import Path
 import numpy as np
 
 
-def _median(run, make, repeat: int) -> float:
-    run(make())
-    ts = []
+def _medians(cases, repeat: int) -> list[float]:
+    """The median time of each ``(run, make)`` case, the cases alternating call by call
+    (``make()`` builds the argument outside the timed region)."""
+    for run, make in cases:
+        run(make())
+    ts = [[] for _ in cases]
     for _ in range(repeat):
-        arg = make()
-        t0 = time.perf_counter()
-        run(arg)
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts)
+        for (run, make), t in zip(cases, ts):
+            arg = make()
+            t0 = time.perf_counter()
+            run(arg)
+            t.append(time.perf_counter() - t0)
+    return [statistics.median(t) for t in ts]
 
 
 def _row(name: str, S, repeat: int) -> str:
@@ -44,11 +49,12 @@ def _row(name: str, S, repeat: int) -> str:
     def fresh():
         return gb.Matrix.from_scipy(S)
 
-    t_lv = _median(lambda M: gb.algorithms.bfs(M, src), fresh, repeat)
-    t_pf = _median(lambda M: gb.algorithms.bfs(M, src, parents=True), fresh, repeat)
-    t_pu = _median(lambda M: gb.algorithms.bfs(M, src, parents=True), lambda: A, repeat)
-    t_sp = _median(lambda M: csgraph.breadth_first_order(M, src, return_predecessors=True),
-                   lambda: S, repeat)
+    t_lv, t_pf, t_pu, t_sp = _medians([
+        (lambda M: gb.algorithms.bfs(M, src), fresh),
+        (lambda M: gb.algorithms.bfs(M, src, parents=True), fresh),
+        (lambda M: gb.algorithms.bfs(M, src, parents=True), lambda: A),
+        (lambda M: csgraph.breadth_first_order(M, src, return_predecessors=True),
+         lambda: S)], repeat)
     return (f"| {name} | {S.nnz:,} | {t_lv * 1e3:.2f} ms | {t_pf * 1e3:.2f} ms | "
             f"{t_pu * 1e3:.2f} ms | {t_sp * 1e3:.2f} ms | {t_sp / t_pf:.2f} |")
 
