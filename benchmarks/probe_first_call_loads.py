@@ -10,6 +10,7 @@ the entry, the modules its environments name imported with it) and **link** (Num
 **other** (Python, the planner and the kernels' run).  A process whose call compiled
 anything is reported as such (the cache was not warm).
 
+The first process of each tree also writes the bytecode, as an installed package has it.
 Several source trees (``--tree NAME=PATH``, e.g. a ``git worktree`` of an earlier commit)
 run interleaved, one process of each in turn, each with its own kernel cache (filled by
 a first process, not counted); medians over ``--repeat`` processes.
@@ -95,6 +96,7 @@ def _graph(name: str, data: Path | None):
 
 def _child(tree: Path, cache: Path, graph: str, alg: str) -> dict:
     env = dict(os.environ, GBLAS_CACHE_DIR=str(cache))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed package has its bytecode
     env["PYTHONPATH"] = str(tree) + os.pathsep + env.get("PYTHONPATH", "")
     out = subprocess.run([sys.executable, "-c", _CHILD, graph, alg], env=env, cwd=tree,
                          capture_output=True, text=True, check=True, timeout=600)

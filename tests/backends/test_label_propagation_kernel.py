@@ -79,3 +79,26 @@ def test_coloring_rounds_equal_the_reference(n, m, seed):
     order, class_ptr = coloring(gb.Matrix.from_scipy(S).csr(), w)
     want_order, want_bounds = _jpl_reference(S, w)
     assert order.tolist() == want_order and class_ptr.tolist() == want_bounds
+
+
+def test_coloring_and_sweeps_share_one_signature(monkeypatch):
+    """The coloring and the sweeps (both schedules) call one compiled kernel with one
+    signature, so that a new process loads one entry of the kernel cache for both."""
+    import numba
+
+    from gblas.backends.cpu import communities
+
+    real, seen = communities._lpa, []
+
+    def recording(*args):
+        seen.append(tuple(numba.typeof(a) for a in args))
+        return real(*args)
+
+    monkeypatch.setattr(communities, "_lpa", recording)
+    A = gb.io.kronecker(6, 8, seed=2, symmetric=True)
+    labels = gb.algorithms.label_propagation(A).to_dense()
+    gb.algorithms.label_propagation(A, method="synchronous", max_iter=3)
+    assert len(seen) == 3 and len(set(seen)) == 1
+    monkeypatch.setattr(communities, "_lpa", real)
+    with gb.config(format="csr"):  # the products give the same labels
+        np.testing.assert_array_equal(gb.algorithms.label_propagation(A).to_dense(), labels)

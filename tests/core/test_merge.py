@@ -144,3 +144,22 @@ def test_sparse_vector_ewise_against_reference(data, union):
     v = data.draw(gst.vectors(size, np.int32, density=0.3))
     gb_fn, ref_fn = (gb.ewise_add, ref.ewise_add) if union else (gb.ewise_mult, ref.ewise_mult)
     assert_equal(gb_fn(u, v, "max"), ref_fn(to_reference(u), to_reference(v), "max"))
+
+
+@pytest.mark.parametrize("out_dtype", [np.int32, np.int64, np.uint32])
+@pytest.mark.parametrize("parallel", [False, True])
+def test_merges_keep_the_output_dtype(rng, monkeypatch, out_dtype, parallel):
+    """The merges (one kernel for both passes on either path) give the requested index
+    dtype and the rows' union and intersection."""
+    if parallel:
+        monkeypatch.setattr(merge, "PARALLEL_ENTRIES", 1)
+    ap, ai = _random_csr(rng, 50, 80, 0.1, np.int32)
+    bp, bi = _random_csr(rng, 50, 80, 0.1, np.int32)
+    ptr, idx, pa, pb = merge.csr_union(ap, ai, bp, bi, out_dtype=out_dtype)
+    assert idx.dtype == out_dtype and ptr.dtype == np.int64
+    ptr2, idx2, pa2, pb2 = merge.csr_intersect(ap, ai, bp, bi, out_dtype=out_dtype)
+    assert idx2.dtype == out_dtype and ptr2[-1] == idx2.size
+    for r in range(50):
+        a, b = ai[ap[r]:ap[r + 1]], bi[bp[r]:bp[r + 1]]
+        assert idx[ptr[r]:ptr[r + 1]].tolist() == np.union1d(a, b).tolist()
+        assert idx2[ptr2[r]:ptr2[r + 1]].tolist() == np.intersect1d(a, b).tolist()

@@ -159,6 +159,25 @@ def _sweeps(ptr, idx, val, labels, order, class_ptr, nclasses, max_iter, synchro
     return it, False
 
 
+#: The modes of :func:`_lpa`.
+_COLOR, _SEMI_SYNCHRONOUS, _SYNCHRONOUS = 0, 1, 2
+
+
+@jit()
+def _lpa(ptr, idx, val, w, labels, order, class_ptr, max_iter, mode):
+    """The coloring (``mode`` _COLOR: ``(classes, False)``, the arguments it does not
+    read empty) or the sweeps (``(iterations, converged)``).  One kernel for both, both
+    called with one signature: a new process loads one entry from the kernel cache
+    instead of two (2-4 ms each)."""
+    if mode == _COLOR:
+        return _jpl(ptr, idx, w, order, class_ptr), False
+    return _sweeps(ptr, idx, val, labels, order, class_ptr, class_ptr.size - 1, max_iter,
+                   mode == _SYNCHRONOUS)
+
+
+_NONE = np.empty(0, np.int64)  # an argument of _lpa that a mode does not read
+
+
 @register("lpa_coloring", "csr", "cpu")
 def coloring(M: Any, priorities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Jones-Plassmann-Luby color classes of ``M``: the vertices class by class in
@@ -166,8 +185,9 @@ def coloring(M: Any, priorities: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     n = int(M.shape[0])
     order = np.empty(n, dtype=np.int64)
     class_ptr = np.empty(n + 1, dtype=np.int64)
-    k = _jpl(uindex(M.indptr), uindex(M.indices), np.ascontiguousarray(priorities,
-             dtype=np.int64), order, class_ptr)
+    k, _ = _lpa(uindex(M.indptr), uindex(M.indices), _NONE,
+                np.ascontiguousarray(priorities, dtype=np.int64), _NONE, order, class_ptr,
+                0, _COLOR)
     return order, class_ptr[:k + 1]
 
 
@@ -176,7 +196,9 @@ def propagate(M: Any, labels: np.ndarray, order: np.ndarray, class_ptr: np.ndarr
               max_iter: int, synchronous: bool) -> tuple[int, bool]:
     """Sweeps of label propagation over ``M`` (int64 weights), ``labels`` updated in place;
     returns ``(sweeps or iterations, converged)``."""
-    it, ok = _sweeps(uindex(M.indptr), uindex(M.indices),
-                     np.ascontiguousarray(M.dense_values(), dtype=np.int64), labels, order,
-                     class_ptr, class_ptr.size - 1, int(max_iter), bool(synchronous))
+    it, ok = _lpa(uindex(M.indptr), uindex(M.indices),
+                  np.ascontiguousarray(M.dense_values(), dtype=np.int64), _NONE, labels,
+                  np.ascontiguousarray(order, dtype=np.int64),
+                  np.ascontiguousarray(class_ptr, dtype=np.int64), int(max_iter),
+                  _SYNCHRONOUS if synchronous else _SEMI_SYNCHRONOUS)
     return int(it), bool(ok)
