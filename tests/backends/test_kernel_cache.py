@@ -183,3 +183,19 @@ def test_loaded_kernels_leave_numba_modules_unimported(tmp_path):
     assert second["misses"] == 1, second  # ramp compiled after the loads, then saved
     assert third["misses"] == 0, third
     assert not second["arrayobj"]
+
+
+def test_numba_without_the_environment_names_unpickles_its_own_way(monkeypatch):
+    """Where this Numba lacks what the environment stubs use, the cache's unpickler hands
+    back Numba's own ``_rebuild_env`` (a load then imports the modules, as Numba does)."""
+    import io
+
+    from gblas.backends.cpu import jitcache
+
+    unpickler = jitcache._Unpickler(io.BytesIO(b""))
+    if jitcache._ENV_STUBS:  # (Numba 0.68 has them)
+        assert unpickler.find_class("numba.core.environment", "_rebuild_env") is \
+            jitcache._rebuild_env
+    monkeypatch.setattr(jitcache, "_ENV_STUBS", False)
+    assert unpickler.find_class("numba.core.environment", "_rebuild_env") is \
+        jitcache.nbenv._rebuild_env

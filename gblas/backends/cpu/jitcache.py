@@ -36,13 +36,18 @@ import pickle
 import sys
 import types as pytypes
 import weakref
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
 import numba
 import numpy as np
 from numba.core import caching
-from numba.core import environment as nbenv
+
+try:  # (the module and the names _rebuild_env uses, as Numba 0.68 has them)
+    from numba.core import environment as nbenv
+except ImportError:  # pragma: no cover - older Numba: its own unpickling
+    nbenv = None
 from numba.core import types as nbtypes
 from numba.core.runtime import rtsys
 
@@ -296,11 +301,17 @@ def _rebuild_env(modname, consts, env_name):
     return env
 
 
+#: Whether this Numba has what :func:`_rebuild_env` uses (else Numba's own runs).
+_ENV_STUBS = nbenv is not None and all(
+    hasattr(nbenv, a) for a in ("_rebuild_env", "lookup_environment", "Environment")) \
+    and isinstance(getattr(nbenv.Environment, "_memo", None), MutableMapping)
+
+
 class _Unpickler(pickle.Unpickler):
     """Pickle's unpickler, with :func:`_rebuild_env` for Numba's."""
 
     def find_class(self, module, name):
-        if module == "numba.core.environment" and name == "_rebuild_env":
+        if _ENV_STUBS and module == "numba.core.environment" and name == "_rebuild_env":
             return _rebuild_env
         return super().find_class(module, name)
 
