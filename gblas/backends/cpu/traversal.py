@@ -41,7 +41,15 @@ from ..registry import VecData, register
 from .blocks import cost_bounds, num_threads, row_bounds, run_blocks
 from .jitcache import jit
 from .operands import uindex
-from .traversal_seq import STATE_SLOTS, UNVISITED, packed_entries, packed_push, unpack
+from .traversal_seq import (
+    STATE_SLOTS,
+    UNVISITED,
+    packed_entries,
+    packed_push,
+    save_state,
+    stop_here,
+    unpack,
+)
 
 __all__ = ["ALPHA", "BETA", "PARENTS_PARALLEL_MIN_THREADS", "PUSH_PARALLEL_EDGES",
            "append_unvisited", "bfs_levels", "bfs_order"]
@@ -93,11 +101,7 @@ def _push_levels(ptr, idx, level, parent, order, state, alpha, beta, allow_pull,
     m_u = state[_MU]
     count = allow_pull or par_edges > 0
     while tail > head:
-        if allow_pull and m_f * alpha > m_u and (tail - head) * beta >= n:
-            state[_WANT_PULL] = 1
-            break
-        if par_edges > 0 and m_f >= par_edges:
-            state[_WANT_PAR] = 1
+        if stop_here(state, n, head, tail, m_f, m_u, alpha, beta, allow_pull, par_edges):
             break
         depth += 1
         end = tail
@@ -121,11 +125,7 @@ def _push_levels(ptr, idx, level, parent, order, state, alpha, beta, allow_pull,
         m_u -= edges
         m_f = edges
         head = end
-    state[_DEPTH] = depth
-    state[_HEAD] = head
-    state[_TAIL] = tail
-    state[_MF] = m_f
-    state[_MU] = m_u
+    save_state(state, depth, head, tail, m_f, m_u)
 
 
 #: A push-only search without parents stores each visit through a select instead of a

@@ -23,7 +23,8 @@ import numpy as np
 
 from .jitcache import jit
 
-__all__ = ["LOOKAHEAD", "STATE_SLOTS", "UNVISITED", "packed_entries", "packed_push", "unpack"]
+__all__ = ["LOOKAHEAD", "STATE_SLOTS", "UNVISITED", "packed_entries", "packed_push", "save_state",
+           "stop_here", "unpack"]
 
 #: The entry of an unvisited vertex: level field 2**31 - 1, above every depth.
 UNVISITED = np.int64(np.iinfo(np.int64).max)
@@ -42,6 +43,31 @@ LOOKAHEAD = 4
 #: the flags of a level that should pull or run on several threads.
 STATE_SLOTS = range(7)
 _DEPTH, _HEAD, _TAIL, _MF, _MU, _WANT_PULL, _WANT_PAR = STATE_SLOTS
+
+
+@jit(inline="always")
+def stop_here(state, n, head, tail, m_f, m_u, alpha, beta, allow_pull, par_edges):
+    """Whether the push loops stop before the next level, flagging why in ``state``: it
+    should pull (Beamer's test on the frontier's and the unvisited vertices' out-edges
+    ``m_f``, ``m_u``) or run on several threads (``par_edges`` frontier out-edges or
+    more, ``par_edges > 0``)."""
+    if allow_pull and m_f * alpha > m_u and (tail - head) * beta >= n:
+        state[_WANT_PULL] = 1
+        return True
+    if par_edges > 0 and m_f >= par_edges:
+        state[_WANT_PAR] = 1
+        return True
+    return False
+
+
+@jit(inline="always")
+def save_state(state, depth, head, tail, m_f, m_u):
+    """Store the push loops' position in ``state`` for their caller."""
+    state[_DEPTH] = depth
+    state[_HEAD] = head
+    state[_TAIL] = tail
+    state[_MF] = m_f
+    state[_MU] = m_u
 
 
 @jit()
@@ -82,11 +108,7 @@ def packed_push(ptr, idx, entry, order, state, alpha, beta, allow_pull, par_edge
     select = select and last_edge >= 0  # (no edge to read ahead: the branch)
     touched = 0  # returned: the look-ahead's loads are not optimised away
     while tail > head:
-        if allow_pull and m_f * alpha > m_u and (tail - head) * beta >= n:
-            state[_WANT_PULL] = 1
-            break
-        if par_edges > 0 and m_f >= par_edges:
-            state[_WANT_PAR] = 1
+        if stop_here(state, n, head, tail, m_f, m_u, alpha, beta, allow_pull, par_edges):
             break
         depth += 1
         end = tail
@@ -130,11 +152,7 @@ def packed_push(ptr, idx, entry, order, state, alpha, beta, allow_pull, par_edge
             m_u -= edges
             m_f = edges
         head = end
-    state[_DEPTH] = depth
-    state[_HEAD] = head
-    state[_TAIL] = tail
-    state[_MF] = m_f
-    state[_MU] = m_u
+    save_state(state, depth, head, tail, m_f, m_u)
     return touched
 
 
