@@ -179,7 +179,7 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
     for p, q in ((i32, i32), (i64, i32), (i64, i64)):
         yield (f"bfs-{p.name}-{q.name}", traversal.bfs_source(p, q),
                ("gb_bfs_push", "gb_bfs_push_big", "gb_bfs_pull", "gb_bfs_mark",
-                "gb_bfs_parents", "gb_bfs_start"))
+                "gb_bfs_parents", "gb_bfs_start", "gb_bfs_local", "gb_bfs_small"))
     yield "pagerank", vector_kernels.pagerank_source(), ("gb_pagerank_step",)
     for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int32, 8),
                           (np.int64, np.int64, 32)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 pytestmark = pytest.mark.gpu
 
@@ -19,7 +20,14 @@ _GRAPHS = bfs_graphs(sizes=((1, 0), (5, 0), (40, 60), (300, 900), (2000, 30000))
 
 @pytest.mark.parametrize("name,S", _GRAPHS, ids=[g[0] for g in _GRAPHS])
 @pytest.mark.parametrize("parents", [False, True])
-def test_fused_bfs_matches_cpu(name, S, parents):
+@pytest.mark.parametrize("whole", [True, False], ids=["whole_block", "per_level"])
+def test_fused_bfs_matches_cpu(name, S, parents, whole, monkeypatch):
+    """Through ``gb.algorithms.bfs``: small graphs in one block (the default for these),
+    and with that route closed the kernels per level."""
+    from gblas.backends.gpu import traversal
+
+    if not whole:
+        monkeypatch.setattr(traversal, "SMALL_ENTRIES", -1)
     A = gb.Matrix.from_scipy(S)
     G = A.to("gpu")
     n = S.shape[0]
@@ -61,8 +69,6 @@ def _road_like_graphs():
     """Graphs of many small frontiers: a path, a grid, a path into a hub of 500
     out-edges (a small frontier holding a vertex walked by a warp), a path into a dense
     random block (the block hands over to the grid's pull levels), and a directed cycle."""
-    import scipy.sparse as sp
-
     def sym(r, c, n):
         S = sp.coo_array((np.ones(len(r)), (r, c)), shape=(n, n)).tocsr()
         return (S + S.T).tocsr()
@@ -96,7 +102,8 @@ def test_small_frontiers_run_in_one_block(name, S):
     A = gb.Matrix.from_scipy(S)
     G = A.to("gpu")
     for s in (0, S.shape[0] // 2):
-        level, parent, stats = bfs_levels(G.csr(), lambda: G.csr(transposed=True), s, True)
+        level, parent, stats = bfs_levels(G.csr(), lambda: G.csr(transposed=True), s, True,
+                                          whole_block=False)
         want = scipy_bfs_levels(S, s)
         np.testing.assert_array_equal(cp.asnumpy(level), want)
         assert stats["levels"] == want.max()
@@ -126,7 +133,7 @@ def test_transpose_built_only_for_a_pull(parents):
             asked.append(1)
             return G.csr(transposed=True)
 
-        level, parent, stats = bfs_levels(G.csr(), get_AT, 0, parents)
+        level, parent, stats = bfs_levels(G.csr(), get_AT, 0, parents, whole_block=False)
         assert len(asked) == (1 if pulls or parents else 0), stats
         assert (stats["pull"] > 0) == pulls
         want = gb.algorithms.bfs(gb.Matrix.from_scipy(G.to("cpu").to_scipy()), 0)
@@ -165,3 +172,42 @@ def test_push_only_capped_and_as_vectors():
     np.testing.assert_array_equal(cp.asnumpy(pv.values)[reached], cp.asnumpy(parent)[reached])
     with pytest.raises(ValueError, match="parents need get_AT"):
         bfs_levels(G.csr(), None, 0, True)
+
+
+@pytest.mark.parametrize("name,S", _road_like_graphs() + [
+    ("kronecker", generators.kronecker(12, 16, seed=2).to_scipy()),
+    ("random", sp.random_array((3000, 3000), density=0.03, random_state=4, format="csr"))],
+    ids=lambda g: g if isinstance(g, str) else "")
+def test_whole_search_in_one_block(name, S):
+    """``whole_block``: one block runs every level (frontiers of thousands of vertices
+    over its 32 warps, hubs of hundreds of out-edges, a 4000-level path) with the parents
+    folded in by atomic minima: SciPy's levels and the CPU's least-id parents, the same
+    as the kernels per level, and ``A'`` never asked for; the default takes it up to
+    ``SMALL_ENTRIES`` entries."""
+    from gblas.backends.gpu.traversal import SMALL_ENTRIES, bfs_levels
+    from gblas.cli import scipy_bfs_levels
+
+    A = gb.Matrix.from_scipy(S)
+    G = A.to("gpu")
+
+    def no_transpose():
+        raise AssertionError("the whole search in one block needs no transpose")
+
+    for s in sorted({0, S.shape[0] // 2, S.shape[0] - 1}):
+        want = scipy_bfs_levels(S, s)
+        _, want_p = gb.algorithms.bfs(A, s, parents=True)
+        for parents in (False, True):
+            level, parent, stats = bfs_levels(G.csr(), no_transpose, s, parents,
+                                              whole_block=True)
+            np.testing.assert_array_equal(cp.asnumpy(level), want)
+            assert stats["whole_block"] and stats["levels"] == want.max()
+            assert stats["push"] == stats["levels"] + 1 and stats["pull"] == 0
+            if parents:
+                np.testing.assert_array_equal(cp.asnumpy(parent), want_p.to_dense(fill=-1))
+            else:
+                assert parent is None
+        lv, pv, stats = bfs_levels(G.csr(), lambda: G.csr(transposed=True), s, True,
+                                   vectors=True)
+        assert stats.get("whole_block", False) == (S.nnz <= SMALL_ENTRIES)
+        np.testing.assert_array_equal(cp.asnumpy(lv.values)[want >= 0], want[want >= 0])
+        np.testing.assert_array_equal(cp.asnumpy(pv.present), want >= 0)

@@ -10,6 +10,11 @@ One level of the BFS ``q<!v> = A' any.pair q; v<q> = depth`` is one kernel here:
   and stops at the first in-neighbour on the previous level -- a thread per vertex of few
   in-edges, a warp per vertex of many (hubs would otherwise hold a thread for their whole
   in-list);
+* **whole** (a small graph, at most :data:`SMALL_ENTRIES` entries): one block of
+  :data:`LOCAL_THREADS` threads runs the whole search, push levels back to back, with
+  the parents folded in as it goes (an atomic minimum per edge into the level being
+  built): one launch and one read-back, where the kernels per level cost their launches
+  and read-backs, and the transpose of a pull level, for a few microseconds of work;
 * **local** (a run of small frontiers, as roads and meshes have for hundreds of levels):
   once a search is :data:`LOCAL_AFTER` levels deep, one block of :data:`LOCAL_THREADS`
   threads runs push levels back to back, a thread per frontier vertex, until a frontier
@@ -48,7 +53,7 @@ from .codegen import get_function, source
 from .launch import blocks, sm_count
 
 __all__ = ["ALPHA", "BETA", "LOCAL_AFTER", "LOCAL_EDGES", "LOCAL_ENTER", "LOCAL_THREADS",
-           "bfs_levels", "bfs_source"]
+           "SMALL_ENTRIES", "bfs_levels", "bfs_source"]
 
 #: Push -> pull once the frontier's out-edges exceed the unvisited edges / ALPHA.
 ALPHA = 14
@@ -67,6 +72,14 @@ LOCAL_THREADS = 1024
 LOCAL_EDGES = 1024
 LOCAL_ENTER = 256
 LOCAL_AFTER = 8
+#: A graph of at most this many entries is searched by one block in one launch.  On an
+#: H200, a fresh Matrix per call (``bfs_whole_block_gpu.md``): 1.7-2.7x faster than the
+#: kernels per level up to 2^15 entries; from 2^17 to 2^19 1.0-2.4x, the most where a
+#: search is deep (luxembourg-osm's 951 levels: 10.2 -> 5.7 ms), at parity on Kronecker
+#: 14 (425K entries); slower above (Kronecker 15, 883K entries, 0.7x; musae-github, 578K,
+#: 0.7-0.9x), where one multiprocessor's share of each level's edges costs more than the
+#: launches and read-backs of the grid's kernels.
+SMALL_ENTRIES = 1 << 19
 
 
 def bfs_source(ptr_dt: Any, idx_dt: Any) -> str:
@@ -80,7 +93,7 @@ def _kernels(A: Any) -> tuple:
     return (get_function(src, "gb_bfs_push"), get_function(src, "gb_bfs_push_big"),
             get_function(src, "gb_bfs_pull"), get_function(src, "gb_bfs_mark"),
             get_function(src, "gb_bfs_parents"), get_function(src, "gb_bfs_start"),
-            get_function(src, "gb_bfs_local"))
+            get_function(src, "gb_bfs_local"), get_function(src, "gb_bfs_small"))
 
 
 def _transpose_like(A: Any, get_AT) -> Any:
@@ -102,7 +115,8 @@ def _with_dtypes(csr: Any, ptr_dt: np.dtype, idx_dt: np.dtype) -> Any:
 
 @register("bfs", "csr", "gpu", "levels")
 def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
-               vectors: bool = False, max_levels: int | None = None) -> tuple[Any, Any, dict]:
+               vectors: bool = False, max_levels: int | None = None,
+               whole_block: bool | None = None) -> tuple[Any, Any, dict]:
     """Levels (and parents) of a BFS from ``source`` on the GPU.
 
     Parameters
@@ -123,7 +137,10 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
         Stop after this many levels (``stats["capped"]``: the last level found had
         vertices, not searched further; the search is at least that deep), for a probe
         that needs to know only whether the search goes that deep (levels run one
-        launch each then, none in the single-block kernel).
+        launch each then, none in the single-block kernels).
+    whole_block : bool, optional
+        Run the whole search in one block, push only, parents included (by default for
+        graphs of at most :data:`SMALL_ENTRIES` entries; ``stats["whole_block"]``).
 
     Returns
     -------
@@ -138,9 +155,11 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
     n = int(A.shape[0])
     if parents and get_AT is None:
         raise ValueError("bfs_levels: parents need get_AT (they read the transpose)")
-    push_k, big_k, pull_k, mark_k, par_k, start_k, local_k = _kernels(A)
+    push_k, big_k, pull_k, mark_k, par_k, start_k, local_k, small_k = _kernels(A)
     AT = None  # asked for at the first pull (a search that only pushes never builds it)
     nnz = int(A.indices.size)
+    if max_levels is None and (nnz <= SMALL_ENTRIES if whole_block is None else whole_block):
+        return _whole_search(A, source, parents, vectors, start_k, small_k)
     level = cp.full(n, -1, dtype=np.int32)
     queue = cp.empty(max(n, 1), dtype=np.int32)
     nxt = cp.empty(max(n, 1), dtype=np.int32)
@@ -223,8 +242,34 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
         parent = cp.empty(n, dtype=np.int64)
         par_k((min(blocks(n, _THREADS), cap),), (_THREADS,),
               (AT.indptr, AT.indices, np.int64(n), level, parent))
+    return _result(level, parent, stats, vectors)
+
+
+def _whole_search(A: Any, source: int, parents: bool, vectors: bool, start_k: Any,
+                  small_k: Any) -> tuple[Any, Any, dict]:
+    """:func:`bfs_levels` by one block in one launch (``gb_bfs_small``)."""
+    n = int(A.shape[0])
+    level = cp.full(n, -1, dtype=np.int32)
+    qa = cp.empty(max(n, 1), dtype=np.int32)
+    qb = cp.empty(max(n, 1), dtype=np.int32)
+    start_k((1,), (32,), (level, qa, np.int64(source)))
+    par = cp.full(n if parents else 1, np.iinfo(np.int32).max, dtype=np.int32)
+    if parents:
+        par[source] = source
+    out = cp.empty(3, dtype=np.int64)
+    small_k((1,), (LOCAL_THREADS,), (A.indptr, A.indices, level, par, np.int32(parents),
+                                     qa, qb, out))
+    levels, _, runs = (int(v) for v in out.get())
+    stats = {"levels": levels, "push": runs, "pull": 0, "local": 0, "whole_block": True}
+    parent = cp.where(level >= 0, par, -1).astype(np.int64) if parents else None
+    return _result(level, parent, stats, vectors)
+
+
+def _result(level: Any, parent: Any, stats: dict, vectors: bool) -> tuple[Any, Any, dict]:
+    """:func:`bfs_levels`'s return: the arrays, or as the Vectors' storage."""
     if not vectors:
         return level, parent, stats
+    n = level.size
     reached = level >= 0
     return (VecData(n, None, level.astype(np.int64), reached),
             None if parent is None else VecData(n, None, parent, reached.copy()), stats)

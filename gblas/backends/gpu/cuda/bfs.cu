@@ -238,6 +238,65 @@ extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_local(
     }
 }
 
+/* A small graph's whole search in one block, push levels back to back with no read-back
+   between them: a warp per frontier vertex, its lanes over the out-edges, each claiming an
+   unvisited neighbour by CAS and appending it through a shared counter (one atomic per
+   warp and step).  With parents (parent[] at INT_MAX, the source's its own) every edge
+   into a vertex of the level being built (claimed by this edge or another one of the
+   level) folds its tail into the parent by atomicMin: the least-id parent on the previous
+   level.  out: the levels with vertices, the vertices reached, the levels run. */
+extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_small(
+        const P* __restrict__ ptr, const I* __restrict__ idx, int* __restrict__ level,
+        int* __restrict__ parent, int parents, int* __restrict__ qa, int* __restrict__ qb,
+        long long* __restrict__ out)
+{
+    __shared__ unsigned long long s_next;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int nwarps = blockDim.x >> 5;
+    int* cur = qa;
+    int* nxt = qb;
+    long long nq = 1, found = 1, levels = 0, runs = 0;
+    int depth = 1;
+    while (nq) {
+        if (threadIdx.x == 0) s_next = 0;
+        __syncthreads();
+        for (long long f = warp; f < nq; f += nwarps) {
+            const int k = cur[f];
+            const P e = ptr[k + 1];
+            for (P p0 = ptr[k]; p0 < e; p0 += 32) {   /* the whole warp: p0, e uniform */
+                const P p = p0 + lane;
+                bool take = false;
+                int j = 0;
+                if (p < e) {
+                    j = (int)idx[p];
+                    int old = level[j];
+                    if (old < 0) {
+                        old = atomicCAS(&level[j], -1, depth);
+                        take = old == -1;
+                    }
+                    if (parents && (old == -1 || old == depth)) atomicMin(&parent[j], k);
+                }
+                const unsigned int m = __ballot_sync(FULL, take);
+                if (m) {
+                    unsigned long long first = 0;
+                    if (lane == 0) first = atomicAdd(&s_next, (unsigned long long)__popc(m));
+                    first = __shfl_sync(FULL, first, 0);
+                    if (take) nxt[first + __popc(m & ((1u << lane) - 1u))] = j;
+                }
+            }
+        }
+        __syncthreads();
+        nq = (long long)s_next;
+        found += nq;
+        levels += nq ? 1 : 0;
+        ++runs;
+        ++depth;
+        int* t = cur; cur = nxt; nxt = t;
+        __syncthreads();  /* every thread has read s_next before thread 0 resets it */
+    }
+    if (threadIdx.x == 0) { out[0] = levels; out[1] = found; out[2] = runs; }
+}
+
 /* The first level: the source alone, at level 0. */
 extern "C" __global__ void gb_bfs_start(int* __restrict__ level, int* __restrict__ queue,
         long long source)
