@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._device import to_numpy, xp_for
+from .._device import to_device, to_numpy, xp_for
 from ..exceptions import InvalidValue, bad_arg
 from .common import is_symmetric, pattern, square_matrix, undirected
 
@@ -61,10 +61,12 @@ def _triangles_degrees(A, call: str, symmetrize: bool):
         from ..core import executor
 
         # compiled passes over the rows of A and A' (A's own when symmetric): each
-        # triangle found once, by degree order, credited to its three vertices
-        csr = A.csr()
-        t, d = executor.kernel(plan)(csr, A.csr(transposed=True) if symmetrize else csr)
-        return 2 * t, d
+        # triangle found once, by degree order, credited to its three vertices (on a
+        # host copy of a small GPU Matrix, the counts moved back)
+        G = A.to(plan.device)
+        csr = G.csr()
+        t, d = executor.kernel(plan)(csr, G.csr(transposed=True) if symmetrize else csr)
+        return to_device(2 * t, A.device), to_device(d, A.device)
     # S = offdiag(pattern(A)) (or of pattern(A) + pattern(A)'): int64 ones, so that
     # plus.pair counts in int64
     S = (undirected(A, np.int64, no_diagonal=True) if symmetrize

@@ -86,8 +86,10 @@ def triangle_count(A, *, presort: bool | None = None) -> int:
     if plan.key is not None:
         from ..core import executor
 
-        # one compiled pass: the rows of A and A' merged into the undirected graph
-        return executor.kernel(plan)(A.csr(), A.csr(transposed=True))
+        # one compiled pass: the rows of A and A' merged into the undirected graph (on
+        # a host copy of a small GPU Matrix)
+        G = A.to(plan.device)
+        return executor.kernel(plan)(G.csr(), G.csr(transposed=True))
     if is_symmetric(A):
         # S = offdiag(A): already both directions of every edge
         S = select(A, "offdiag")

@@ -40,6 +40,16 @@ FUSED_PAGERANK_MAX_ENTRIES_GPU = 1 << 24
 #: GPU's rounds cost 7-20 ms whatever the size, the copy and the compiled pass 0.5 ms at
 #: 97K entries and 8.6 ms at 1.8M (31 ms against 21 at 7.6M; ``host_route_gpu.md``).
 HOST_COMPONENTS_MAX_ENTRIES = 1 << 21
+#: A triangle count of a GPU Matrix up to this many entries runs on a host copy: on an
+#: H200, a new Matrix per call, the GPU's loop (a masked SpGEMM and its setup) took 9.4 /
+#: 10.1 / 11.6 ms at Kronecker 12 / 13 / 14 (97K-425K entries) against 2.5 / 4.3 / 8.7 ms
+#: for the copy and the compiled pass, and 13.2 against 20.2 ms at 15 (883K;
+#: ``host_route_gpu.md``).
+HOST_TRIANGLES_MAX_ENTRIES = 1 << 19
+#: The same for the triangles through every vertex, whose loop adds a row reduce of the
+#: SpGEMM: 10.7 / 17.7 / 24.3 / 43.3 / 59.2 ms at Kronecker 12-16 against 3.3 / 5.2 /
+#: 12.9 / 32.0 / 53.8 ms on the host copy (1.8M entries at 16; larger not measured).
+HOST_TRIANGLES_PER_VERTEX_MAX_ENTRIES = 1 << 21
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -233,7 +243,9 @@ def plan_triangle_count(A, settings: Settings, *, per_vertex: bool = False) -> P
     through every vertex, for ``triangles``, ``clustering``, ``average_clustering`` and
     ``transitivity``): compiled passes (the undirected graph merged from the rows of A
     and A', edges oriented by degree, stamped intersections; each triangle credited to
-    its three vertices when ``per_vertex``) where the device has them, else the loop of
+    its three vertices when ``per_vertex``) where the device has them (on a host copy of
+    a GPU Matrix of at most :data:`HOST_TRIANGLES_MAX_ENTRIES` entries,
+    :data:`HOST_TRIANGLES_PER_VERTEX_MAX_ENTRIES` per vertex), else the loop of
     operations (a masked plus_pair SpGEMM, a reduce).  The counts are the same.
 
     Examples
@@ -248,13 +260,17 @@ def plan_triangle_count(A, settings: Settings, *, per_vertex: bool = False) -> P
     """
     key = (("triangles", "csr", A.device, "per_vertex") if per_vertex
            else ("triangle_count", "csr", A.device, ""))
+    limit = HOST_TRIANGLES_PER_VERTEX_MAX_ENTRIES if per_vertex else HOST_TRIANGLES_MAX_ENTRIES
     return _compiled_or_loop(
         A, settings, key[0], key, "one pass",
         "compiled: rows of A and A' merged, edges oriented by degree, stamped "
         "intersections" + (", each triangle credited to its three vertices" if per_vertex
                            else ""), "operations",
         "loop of operations: masked plus_pair SpGEMM" + (", row reduce" if per_vertex
-                                                        else " of the oriented graph"))
+                                                        else " of the oriented graph"),
+        host=f"the loop's SpGEMM and setup cost more than the copy and the passes up to "
+             f"{limit:,} entries",
+        host_max_entries=limit)
 
 
 def plan_core_number(A, settings: Settings) -> Plan:

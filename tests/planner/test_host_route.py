@@ -1,7 +1,7 @@
 """Whole algorithms on a GPU Matrix where the GPU has no compiled kernel and the loop of
-products is known to be worse (label propagation, core numbers; connected components up
-to a size): the CPU's kernel on a host copy, its result back on the GPU, the same answer
-as the loop."""
+products is known to be worse (label propagation, core numbers; connected components and
+triangle counts up to a size): the CPU's kernel on a host copy, its result back on the
+GPU, the same answer as the loop."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ PLANS = {"label_propagation": (lambda A, s: algorithms.plan_label_propagation(
                                    A, "semi-synchronous", s), "lpa/csr/cpu"),
          "core_number": (algorithms.plan_core_number, "core_number/csr/cpu"),
          "connected_components": (lambda A, s: algorithms.plan_components(A, "weak", s),
-                                  "components/csr/cpu/weak")}
+                                  "components/csr/cpu/weak"),
+         "triangle_count": (algorithms.plan_triangle_count, "triangle_count/csr/cpu"),
+         "triangles": (lambda A, s: algorithms.plan_triangle_count(A, s, per_vertex=True),
+                       "triangles/csr/cpu/per_vertex")}
 
 
 class _OnGPU:
@@ -57,11 +60,23 @@ def test_large_components_stay_on_the_gpu(gpu_without_kernels):
     assert plan.kernel == "components/csr/cpu/strong" and plan.device == "cpu"
 
 
+@pytest.mark.parametrize("per_vertex", [False, True])
+def test_large_triangle_counts_stay_on_the_gpu(per_vertex, gpu_without_kernels):
+    limit = (algorithms.HOST_TRIANGLES_PER_VERTEX_MAX_ENTRIES if per_vertex
+             else algorithms.HOST_TRIANGLES_MAX_ENTRIES)
+    for nvals, device in ((limit, "cpu"), (limit + 1, "gpu")):
+        A = type("Sized", (_OnGPU,), {"nvals": nvals})()
+        plan = algorithms.plan_triangle_count(A, config.current(), per_vertex=per_vertex)
+        assert plan.device == device and (plan.kernel == "") == (device == "gpu")
+
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("alg, kw", [("label_propagation", {"method": "synchronous"}),
                                      ("label_propagation", {}), ("core_number", {}),
                                      ("connected_components", {}),
-                                     ("connected_components", {"connection": "strong"})])
+                                     ("connected_components", {"connection": "strong"}),
+                                     ("triangle_count", {}), ("triangles", {}),
+                                     ("clustering", {})])
 def test_gpu_results_equal_the_loop_on_the_gpu(alg, kw):
     from gblas._device import gpu_available
 
@@ -71,7 +86,11 @@ def test_gpu_results_equal_the_loop_on_the_gpu(alg, kw):
     S = gb.io.kronecker(8, 8, seed=2, symmetric=alg != "connected_components").to_scipy()
     A = gb.Matrix.from_scipy(S).to("gpu")
     got = f(A, **kw)
-    assert got.device == "gpu" and gb.explain(f, A, **kw).device == "cpu"
+    assert gb.explain(f, A, **kw).device == "cpu"
     with gb.config(format="csr"):  # the loop of products, on the GPU
         want = f(A, **kw)
-    np.testing.assert_array_equal(got.to("cpu").to_dense(), want.to("cpu").to_dense())
+    if alg == "triangle_count":
+        assert isinstance(got, int) and got == want > 0
+        return
+    assert got.device == "gpu"
+    np.testing.assert_allclose(got.to("cpu").to_dense(), want.to("cpu").to_dense())
