@@ -50,7 +50,7 @@ import numpy as np
 
 from ..registry import VecData, register
 from .codegen import get_function, source
-from .launch import blocks, sm_count
+from .launch import blocks, dummy, sm_count
 
 __all__ = ["ALPHA", "BETA", "LOCAL_AFTER", "LOCAL_EDGES", "LOCAL_ENTER", "LOCAL_THREADS",
            "SMALL_ENTRIES", "bfs_levels", "bfs_source"]
@@ -159,7 +159,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
     AT = None  # asked for at the first pull (a search that only pushes never builds it)
     nnz = int(A.indices.size)
     if max_levels is None and (nnz <= SMALL_ENTRIES if whole_block is None else whole_block):
-        return _whole_search(A, source, parents, vectors, start_k, small_k)
+        return _whole_search(A, source, parents, vectors, small_k)
     level = cp.full(n, -1, dtype=np.int32)
     queue = cp.empty(max(n, 1), dtype=np.int32)
     nxt = cp.empty(max(n, 1), dtype=np.int32)
@@ -245,24 +245,29 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
     return _result(level, parent, stats, vectors)
 
 
-def _whole_search(A: Any, source: int, parents: bool, vectors: bool, start_k: Any,
+def _whole_search(A: Any, source: int, parents: bool, vectors: bool,
                   small_k: Any) -> tuple[Any, Any, dict]:
-    """:func:`bfs_levels` by one block in one launch (``gb_bfs_small``)."""
+    """:func:`bfs_levels` by one block in one launch (``gb_bfs_small``, which also sets
+    up the arrays and writes the Vectors' storage)."""
     n = int(A.shape[0])
-    level = cp.full(n, -1, dtype=np.int32)
-    qa = cp.empty(max(n, 1), dtype=np.int32)
-    qb = cp.empty(max(n, 1), dtype=np.int32)
-    start_k((1,), (32,), (level, qa, np.int64(source)))
-    par = cp.full(n if parents else 1, np.iinfo(np.int32).max, dtype=np.int32)
-    if parents:
-        par[source] = source
+    level = cp.empty(n, dtype=np.int32)
+    qa = cp.empty(n, dtype=np.int32)
+    qb = cp.empty(n, dtype=np.int32)
+    par = cp.empty(n, dtype=np.int32) if parents else dummy(np.int32)
+    lv = cp.empty(n, dtype=np.int64) if vectors else dummy(np.int64)
+    lp = cp.empty(n, dtype=np.bool_) if vectors else dummy()
+    pv = cp.empty(n, dtype=np.int64) if vectors and parents else dummy(np.int64)
+    pp = cp.empty(n, dtype=np.bool_) if vectors and parents else dummy()
     out = cp.empty(3, dtype=np.int64)
-    small_k((1,), (LOCAL_THREADS,), (A.indptr, A.indices, level, par, np.int32(parents),
-                                     qa, qb, out))
+    small_k((1,), (LOCAL_THREADS,),
+            (A.indptr, A.indices, np.int64(n), np.int64(source), level, par,
+             np.int32(parents), qa, qb, np.int32(vectors), lv, lp, pv, pp, out))
     levels, _, runs = (int(v) for v in out.get())
     stats = {"levels": levels, "push": runs, "pull": 0, "local": 0, "whole_block": True}
-    parent = cp.where(level >= 0, par, -1).astype(np.int64) if parents else None
-    return _result(level, parent, stats, vectors)
+    if vectors:
+        return (VecData(n, None, lv, lp), VecData(n, None, pv, pp) if parents else None,
+                stats)
+    return level, par.astype(np.int64) if parents else None, stats
 
 
 def _result(level: Any, parent: Any, stats: dict, vectors: bool) -> tuple[Any, Any, dict]:

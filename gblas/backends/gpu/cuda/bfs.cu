@@ -241,18 +241,29 @@ extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_local(
 /* A small graph's whole search in one block, push levels back to back with no read-back
    between them: a warp per frontier vertex, its lanes over the out-edges, each claiming an
    unvisited neighbour by CAS and appending it through a shared counter (one atomic per
-   warp and step).  With parents (parent[] at INT_MAX, the source's its own) every edge
+   warp and step).  With parents (parent[] from INT_MAX, the source's its own) every edge
    into a vertex of the level being built (claimed by this edge or another one of the
    level) folds its tail into the parent by atomicMin: the least-id parent on the previous
-   level.  out: the levels with vertices, the vertices reached, the levels run. */
+   level.  The block also sets up the arrays (level, parent) and, with vectors, writes the
+   Vectors' storage (int64 levels and parents, -1 where unreached, and their flags), so
+   that a search is one launch.  out: the levels with vertices, the vertices reached, the
+   levels run. */
 extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_small(
-        const P* __restrict__ ptr, const I* __restrict__ idx, int* __restrict__ level,
-        int* __restrict__ parent, int parents, int* __restrict__ qa, int* __restrict__ qb,
-        long long* __restrict__ out)
+        const P* __restrict__ ptr, const I* __restrict__ idx, long long n, long long source,
+        int* __restrict__ level, int* __restrict__ parent, int parents,
+        int* __restrict__ qa, int* __restrict__ qb, int vectors,
+        long long* __restrict__ lv64, bool* __restrict__ lpres,
+        long long* __restrict__ pv64, bool* __restrict__ ppres, long long* __restrict__ out)
 {
     __shared__ unsigned long long s_next;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int nwarps = blockDim.x >> 5;
+    for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+        level[i] = i == source ? 0 : -1;
+        if (parents) parent[i] = i == source ? (int)source : 0x7fffffff;
+    }
+    if (threadIdx.x == 0) qa[0] = (int)source;
+    __syncthreads();
     int* cur = qa;
     int* nxt = qb;
     long long nq = 1, found = 1, levels = 0, runs = 0;
@@ -293,6 +304,20 @@ extern "C" __global__ void __launch_bounds__(LOCAL_MAX) gb_bfs_small(
         ++depth;
         int* t = cur; cur = nxt; nxt = t;
         __syncthreads();  /* every thread has read s_next before thread 0 resets it */
+    }
+    if (vectors) {
+        for (long long i = threadIdx.x; i < n; i += blockDim.x) {
+            const int lv = level[i];
+            lv64[i] = lv;
+            lpres[i] = lv >= 0;
+            if (parents) {
+                pv64[i] = lv >= 0 ? (long long)parent[i] : -1;
+                ppres[i] = lv >= 0;
+            }
+        }
+    } else if (parents) {
+        for (long long i = threadIdx.x; i < n; i += blockDim.x)
+            if (level[i] < 0) parent[i] = -1;
     }
     if (threadIdx.x == 0) { out[0] = levels; out[1] = found; out[2] = runs; }
 }
