@@ -14,6 +14,7 @@ from ..config import config
 from ..planner import Plan, heap_bound_holds, plan_shortest_paths
 from ..planner.cost import summary
 from ..planner.paths import probe_levels_cap
+from .common import host_csr
 from .sssp import delta_buckets
 
 #: Distance entries per batch of sources on the (min, +) route.
@@ -141,12 +142,10 @@ def heap_paths(A, sources: np.ndarray, limit=None, device: str | None = None,
         # calls pay its transfer once (a Matrix written to has a new storage); from one
         # source whose probe reached a small part, only that part's rows are copied
         memo = summary(csr)
-        copy = memo.get(("host_copy", device))
+        copy = memo.get(("host_copy", device, True))
         if copy is None:
             copy = _reached_copy(csr, memo, sources, device)
-        if copy is None:
-            copy = memo[("host_copy", device)] = csr.to_device(device, pinned=True)
-        csr = copy
+        csr = host_csr(csr, device, pinned=True) if copy is None else copy
     return get_kernel("sssp", "csr", device, "heap")(
         csr.indptr, csr.indices, csr.dense_values(), sources,
         np.inf if limit is None else limit, check=check)

@@ -32,7 +32,7 @@ import numpy as np
 
 from .._device import to_device, to_numpy, xp_for
 from ..exceptions import InvalidValue, bad_arg
-from .common import is_symmetric, pattern, square_matrix, undirected
+from .common import is_symmetric, on_device, pattern, square_matrix, undirected
 
 __all__ = ["average_clustering", "clustering", "transitivity", "triangles"]
 
@@ -63,7 +63,7 @@ def _triangles_degrees(A, call: str, symmetrize: bool):
         # compiled passes over the rows of A and A' (A's own when symmetric): each
         # triangle found once, by degree order, credited to its three vertices (on a
         # host copy of a small GPU Matrix, the counts moved back)
-        G = A.to(plan.device)
+        G = on_device(A, plan.device)
         csr = G.csr()
         t, d = executor.kernel(plan)(csr, G.csr(transposed=True) if symmetrize else csr)
         return to_device(2 * t, A.device), to_device(d, A.device)

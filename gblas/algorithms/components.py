@@ -28,7 +28,7 @@ import numpy as np
 from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue, bad_arg
 from ._progress import Progress
-from .common import is_symmetric, square_matrix, vertex_ids
+from .common import host_csr, is_symmetric, square_matrix, vertex_ids
 
 __all__ = ["connected_components"]
 
@@ -371,7 +371,7 @@ def connected_components(A, connection: str = "weak", *, progress: bool = False)
         csr = A.csr(transposed=True) if hasattr(A, "parent") else A.csr()
         with Progress(f"{call} ({kind})", enabled=progress) as report:
             # (a GPU Matrix without GPU passes: on a host copy)
-            labels = executor.kernel(plan)(csr.to_device(plan.device))
+            labels = executor.kernel(plan)(host_csr(csr, plan.device))
             report.close("one compiled pass")
         return Vector.from_dense(labels).to(A.device)
     with Progress(f"{call} ({kind})", enabled=progress) as report:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._progress import Progress
-from .common import coo, square_matrix, undirected
+from .common import coo, on_device, square_matrix, undirected
 
 __all__ = ["core_number"]
 
@@ -67,7 +67,7 @@ def core_number(A, *, directed: bool | None = None, progress: bool = False):
     plan = _plan(A)
     device = A.device
     # a GPU Matrix without GPU peeling: the whole run on a host copy
-    G = A.to(plan.device) if plan.kernel else A
+    G = on_device(A, plan.device) if plan.kernel else A
     # M = build(P + P', dup = plus) without self loops: a reciprocated edge counts 2
     M = undirected(G, np.int64, no_diagonal=True, multiplicity=True)
     if directed is None:

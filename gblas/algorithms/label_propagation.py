@@ -40,7 +40,7 @@ from .checkpoint import (
     host,
     keep_going,
 )
-from .common import square_matrix, undirected, vertex_ids
+from .common import on_device, square_matrix, undirected, vertex_ids
 
 __all__ = ["label_propagation"]
 
@@ -187,7 +187,7 @@ def label_propagation(A, max_iter: int = 100, *, method: str = "semi-synchronous
     plan = _plan(A, max_iter, method=method)
     if plan.kernel:
         # M = P + P' without self loops (a GPU Matrix without GPU sweeps: on a host copy)
-        M = undirected(A.to(plan.device), np.int64, no_diagonal=True, multiplicity=True)
+        M = undirected(on_device(A, plan.device), np.int64, no_diagonal=True, multiplicity=True)
         labels = _compiled(M, plan, max_iter, method, seed, progress, callback, start,
                            params)
         return labels.to(device)

@@ -26,7 +26,7 @@ import numpy as np
 from .._device import to_device, to_numpy
 from ..core.dispatch import dispatchable
 from ..exceptions import InvalidValue, bad_arg
-from .common import is_symmetric, square_matrix, undirected
+from .common import is_symmetric, on_device, square_matrix, undirected
 
 __all__ = ["triangle_count"]
 
@@ -88,7 +88,7 @@ def triangle_count(A, *, presort: bool | None = None) -> int:
 
         # one compiled pass: the rows of A and A' merged into the undirected graph (on
         # a host copy of a small GPU Matrix)
-        G = A.to(plan.device)
+        G = on_device(A, plan.device)
         return executor.kernel(plan)(G.csr(), G.csr(transposed=True))
     if is_symmetric(A):
         # S = offdiag(A): already both directions of every edge

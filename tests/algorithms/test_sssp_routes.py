@@ -87,14 +87,14 @@ def test_gpu_matrix_many_hops_deep_takes_the_hosts_heap(monkeypatch):
     # the host copy is made once and kept with the storage; a write gives a new one
     from gblas.formats.costing import summary
 
-    copy = summary(G.csr())[("host_copy", "cpu")]
+    copy = summary(G.csr())[("host_copy", "cpu", True)]
     d2 = gb.algorithms.sssp(G, 7)
-    assert summary(G.csr())[("host_copy", "cpu")] is copy
+    assert summary(G.csr())[("host_copy", "cpu", True)] is copy
     np.testing.assert_array_equal(d2.to_dense(fill=np.inf).get(), d.to_dense(fill=np.inf).get())
     gb.apply(G, "times", right=2.0, out=G)
     np.testing.assert_allclose(gb.algorithms.sssp(G, 7).to_dense(fill=np.inf).get(),
                                2 * csg.dijkstra(S, indices=7), rtol=1e-12)
-    assert summary(G.csr()).get(("host_copy", "cpu")) is not copy
+    assert summary(G.csr()).get(("host_copy", "cpu", True)) is not copy
     monkeypatch.setattr(paths, "FUSED_SSSP_MAX_ENTRIES", 1 << 21)
     small = gb.Matrix.from_scipy(S[:1500, :1500]).to("gpu")
     plan = gb.explain(gb.algorithms.sssp, small, 7)
@@ -142,7 +142,7 @@ def test_gpu_host_heap_copies_the_part_reached(monkeypatch):
     np.testing.assert_allclose(d.to_dense(fill=np.inf).get(), csg.dijkstra(S, indices=0),
                                rtol=1e-12)
     memo = summary(G.csr())
-    assert ("host_copy", "cpu") not in memo
+    assert ("host_copy", "cpu", True) not in memo
     source, part = memo[("host_copy_reached", "cpu")]
     assert source == 0 and part.nnz == int(S.indptr[small]) and part.shape == S.shape
     far = small + 5
@@ -150,7 +150,7 @@ def test_gpu_host_heap_copies_the_part_reached(monkeypatch):
     assert plan.details["reached"] >= n - small  # n where the probe stopped at its cap
     if plan.device == "cpu":
         d = gb.algorithms.sssp(G, far)
-        assert memo[("host_copy", "cpu")].nnz == S.nnz
+        assert memo[("host_copy", "cpu", True)].nnz == S.nnz
     else:
         d = gb.algorithms.sssp(G, far)
     np.testing.assert_allclose(d.to_dense(fill=np.inf).get(), csg.dijkstra(S, indices=far),

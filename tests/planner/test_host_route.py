@@ -94,3 +94,31 @@ def test_gpu_results_equal_the_loop_on_the_gpu(alg, kw):
         return
     assert got.device == "gpu"
     np.testing.assert_allclose(got.to("cpu").to_dense(), want.to("cpu").to_dense())
+
+
+@pytest.mark.gpu
+def test_host_copy_kept_with_the_storage():
+    """A GPU Matrix's host copy is made once for the host routes that reuse the Matrix
+    (the transpose built on it too), and a Matrix written to gets a new one: its answer
+    follows the write."""
+    from gblas._device import gpu_available
+
+    if not gpu_available():
+        pytest.skip("no GPU")
+    from gblas.algorithms.common import on_device
+    from gblas.planner.cost import summary
+
+    S = gb.io.kronecker(8, 8, seed=3, symmetric=True).to_scipy()
+    A = gb.Matrix.from_scipy(S).to("gpu")
+    first = gb.algorithms.triangle_count(A)
+    host = summary(A.csr())[("host_matrix", "cpu")]
+    assert on_device(A, "cpu") is host and host.device == "cpu"
+    assert gb.algorithms.core_number(A).device == "gpu"
+    assert on_device(A, "cpu") is host and host.has_format("csr", transposed=True)
+    # an edge the graph lacks, both ways: the storage changes
+    i, j = 0, int(np.flatnonzero(S.toarray()[0] == 0)[1])
+    gb.assign(A, 1, [i], [j])
+    gb.assign(A, 1, [j], [i])
+    assert on_device(A, "cpu") is not host
+    want = gb.algorithms.triangle_count(gb.Matrix.from_scipy(A.to("cpu").to_scipy()))
+    assert gb.algorithms.triangle_count(A) == want and want >= first
