@@ -2,8 +2,9 @@
 
 ``gb.algorithms.bfs`` on a GPU Matrix, from a vertex of largest out-degree, with and
 without parents, three ways in one process, the calls alternating: the whole search in
-one block (``gb_bfs_small``, one launch), the kernels per level (``SMALL_ENTRIES`` set
-below every graph), and the CPU's search on the same graph as a CPU Matrix.  Each call
+one block (``gb_bfs_small``, one launch), the kernels per level (the planner's
+``GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES`` set below every graph), and the CPU's search on the
+same graph as a CPU Matrix.  Each call
 on a fresh Matrix (a new GPU Matrix per call, built outside the timed region, as
 ``survey_gpu_vs_cpu.py`` times it), median of ``--repeat`` synchronized calls after a
 warm-up.  Kronecker graphs (symmetric, edge factor 16) and the data folder's graphs.
@@ -32,17 +33,17 @@ def main(argv=None) -> int:
     import cupy as cp
 
     import gblas as gb
-    from gblas.backends.gpu import traversal
+    from gblas.planner import algorithms as planned
 
     graphs = [(f"kronecker-{s}", lambda s=s: gb.io.kronecker(s, 16, seed=0, symmetric=True))
               for s in args.scales]
     if args.data.is_dir():
         graphs += [(f.name.split(".")[0], lambda f=f: gb.io.read_mm(f))
                    for f in sorted(args.data.glob("*.mtx.gz"))]
-    default = traversal.SMALL_ENTRIES
+    default = planned.GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES
     sync = cp.cuda.Device().synchronize
     print(f"device: {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}; "
-          f"SMALL_ENTRIES {default}")
+          f"GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES {default}")
     print("| graph | entries | levels | parents | whole block | per level | CPU | "
           "per level / whole |")
     print("|---|---:|---:|---|---:|---:|---:|---:|")
@@ -52,7 +53,7 @@ def main(argv=None) -> int:
         s = int(np.argmax(np.diff(S.indptr)))
         for parents in (False, True):
             def gpu(limit, parents=parents, S=S, s=s):
-                traversal.SMALL_ENTRIES = limit
+                planned.GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES = limit
                 G = gb.Matrix.from_scipy(S).to("gpu")
                 sync()
                 t0 = time.perf_counter()
@@ -73,7 +74,7 @@ def main(argv=None) -> int:
             for _ in range(args.repeat):
                 for c, t in zip(cases, ts):
                     t.append(c())
-            traversal.SMALL_ENTRIES = default
+            planned.GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES = default
             whole, per, host = (statistics.median(t) * 1e3 for t in ts)
             levels = int(gb.algorithms.bfs(A, s).to_dense(fill=-1).max())
             print(f"| {name} | {A.nvals:,} | {levels} | {parents} | {whole:.3f} ms | "

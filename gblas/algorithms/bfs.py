@@ -12,6 +12,8 @@ inside a level; ``gb.explain(gb.algorithms.bfs, A, source)`` shows which.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..config import config
@@ -131,6 +133,8 @@ def _fused(A, source: int, parents: bool, plan, progress: bool):
     unreached vertices (its levels run in compiled code: progress reports the total)."""
     kernel = executor.kernel(plan)
     get_AT = (lambda: A.csr(transposed=True)) if plan.details["pull"] else None
+    if plan.details.get("whole_block"):
+        kernel = functools.partial(kernel, whole_block=True)
     # the kernel returns the Vectors' storage: new arrays, owned by them
     if not progress:
         level, parent, _ = kernel(A.csr(), get_AT, source, parents, vectors=True)

@@ -51,6 +51,15 @@ HOST_TRIANGLES_MAX_ENTRIES = 1 << 19
 #: 12.9 / 32.0 / 53.8 ms on the host copy (1.8M entries at 16; larger not measured).
 HOST_TRIANGLES_PER_VERTEX_MAX_ENTRIES = 1 << 21
 
+#: A GPU BFS of a graph of at most this many entries runs whole in one block and one launch
+#: (``gb_bfs_small``).  On an H200, a fresh Matrix per call (``bfs_whole_block_gpu.md``):
+#: 1.7-2.7x faster than the kernels per level up to 2^15 entries; from 2^17 to 2^19
+#: 1.0-2.4x, the most where a search is deep (luxembourg-osm's 951 levels: 10.2 -> 5.7
+#: ms), at parity on Kronecker 14 (425K entries); slower above (Kronecker 15, 883K
+#: entries, 0.7x; musae-github, 578K, 0.7-0.9x), where one multiprocessor's share of
+#: each level's edges costs more than the launches and read-backs of the grid's kernels.
+GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES = 1 << 19
+
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
 
@@ -74,7 +83,9 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     of a BFS's time on a GPU and on large-diameter graphs (8 ms against 0.7 ms for two
     cuSPARSE SpMVs at Kronecker 20; ~1,000 levels on a road network).  On the CPU a level
     pulls only where the transpose is already built (``details["pull"]``): for one search,
-    building it costs more than pulling saves.  A pinned format or direction
+    building it costs more than pulling saves.  On the GPU a graph of at most
+    :data:`GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES` entries is searched whole by one block in one
+    launch, push only (``details["whole_block"]``).  A pinned format or direction
     (``gb.config``) keeps the loop, whose products are then planned as pinned.
     """
     n = int(A.shape[0])
@@ -83,7 +94,9 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     if why is None and n <= _FUSED_MAX_VERTICES:
         # the fused plan depends on these alone: made once per combination (planning was
         # a tenth of a small graph's search), where the kernel is registered (it stays so)
-        key = (dev, bool(parents), dev == "gpu" or _transpose_ready(A))
+        whole = dev == "gpu" and A.nvals <= GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES
+        key = (dev, bool(parents), not whole and (dev == "gpu" or _transpose_ready(A)),
+               whole)
         plan = _FUSED_BFS_PLANS.get(key)
         if plan is not None:
             return plan
@@ -97,18 +110,26 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
                 reason=f"loop of planned products ({why})", details={"parents": parents})
 
 
-#: (device, parents, pull) -> the Plan of the fused BFS
+#: (device, parents, pull, whole block) -> the Plan of the fused BFS
 _FUSED_BFS_PLANS: dict = {}
 
 
-def _fused_bfs_plan(dev: str, parents: bool, pull: bool) -> Plan:
+def _fused_bfs_plan(dev: str, parents: bool, pull: bool, whole: bool) -> Plan:
+    details = {"parents": parents, "pull": pull}
+    if whole:
+        details["whole_block"] = True
+        return Plan("bfs", "csr", "push", dev, KernelKey("bfs", "csr", dev, "levels"),
+                    reason="fused kernel, the whole search in one block and one launch "
+                           f"(at most {GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES:,} entries: the "
+                           "launches and read-backs of a kernel per level cost more)",
+                    details=details)
     how = ("push while the frontier's edges are few, pull while they are many (Beamer's "
            "switch)" if pull else "push only: the transpose is not built, and one search "
            "does not pay for it")
     return Plan("bfs", "csr", "push/pull per level" if pull else "push", dev,
                 KernelKey("bfs", "csr", dev, "levels"),
                 reason=f"fused level kernel, no return to the host inside a level; {how}",
-                details={"parents": parents, "pull": pull})
+                details=details)
 
 
 def plan_pagerank(A, settings: Settings, *, callback: bool, resumed: bool) -> Plan:

@@ -22,12 +22,12 @@ _GRAPHS = bfs_graphs(sizes=((1, 0), (5, 0), (40, 60), (300, 900), (2000, 30000))
 @pytest.mark.parametrize("parents", [False, True])
 @pytest.mark.parametrize("whole", [True, False], ids=["whole_block", "per_level"])
 def test_fused_bfs_matches_cpu(name, S, parents, whole, monkeypatch):
-    """Through ``gb.algorithms.bfs``: small graphs in one block (the default for these),
-    and with that route closed the kernels per level."""
-    from gblas.backends.gpu import traversal
+    """Through ``gb.algorithms.bfs``: small graphs in one block (the plan for these), and
+    with that route closed the kernels per level."""
+    from gblas.planner import algorithms as planned
 
     if not whole:
-        monkeypatch.setattr(traversal, "SMALL_ENTRIES", -1)
+        monkeypatch.setattr(planned, "GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES", -1)
     A = gb.Matrix.from_scipy(S)
     G = A.to("gpu")
     n = S.shape[0]
@@ -35,6 +35,7 @@ def test_fused_bfs_matches_cpu(name, S, parents, whole, monkeypatch):
     for s in sources:
         plan = gb.explain(gb.algorithms.bfs, G, s, parents=parents)
         assert plan.kernel == "bfs/csr/gpu/levels", plan
+        assert plan.details.get("whole_block", False) == whole
         want = gb.algorithms.bfs(A, s, parents=parents)
         got = gb.algorithms.bfs(G, s, parents=parents)
         if not parents:
@@ -182,10 +183,11 @@ def test_whole_search_in_one_block(name, S):
     """``whole_block``: one block runs every level (frontiers of thousands of vertices
     over its 32 warps, hubs of hundreds of out-edges, a 4000-level path) with the parents
     folded in by atomic minima: SciPy's levels and the CPU's least-id parents, the same
-    as the kernels per level, and ``A'`` never asked for; the default takes it up to
-    ``SMALL_ENTRIES`` entries."""
-    from gblas.backends.gpu.traversal import SMALL_ENTRIES, bfs_levels
+    as the kernels per level, and ``A'`` never asked for; the plan takes it up to
+    ``GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES`` entries."""
+    from gblas.backends.gpu.traversal import bfs_levels
     from gblas.cli import scipy_bfs_levels
+    from gblas.planner.algorithms import GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES
 
     A = gb.Matrix.from_scipy(S)
     G = A.to("gpu")
@@ -206,8 +208,11 @@ def test_whole_search_in_one_block(name, S):
                 np.testing.assert_array_equal(cp.asnumpy(parent), want_p.to_dense(fill=-1))
             else:
                 assert parent is None
-        lv, pv, stats = bfs_levels(G.csr(), lambda: G.csr(transposed=True), s, True,
-                                   vectors=True)
-        assert stats.get("whole_block", False) == (S.nnz <= SMALL_ENTRIES)
+        lv, pv, stats = bfs_levels(G.csr(), None, s, True, vectors=True, whole_block=True)
+        assert stats["whole_block"]
         np.testing.assert_array_equal(cp.asnumpy(lv.values)[want >= 0], want[want >= 0])
         np.testing.assert_array_equal(cp.asnumpy(pv.present), want >= 0)
+        np.testing.assert_array_equal(cp.asnumpy(pv.values)[want >= 0],
+                                      want_p.to_dense(fill=-1)[want >= 0])
+        plan = gb.explain(gb.algorithms.bfs, G, s)
+        assert plan.details.get("whole_block", False) == (S.nnz <= GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES)

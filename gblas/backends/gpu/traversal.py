@@ -10,7 +10,7 @@ One level of the BFS ``q<!v> = A' any.pair q; v<q> = depth`` is one kernel here:
   and stops at the first in-neighbour on the previous level -- a thread per vertex of few
   in-edges, a warp per vertex of many (hubs would otherwise hold a thread for their whole
   in-list);
-* **whole** (a small graph, at most :data:`SMALL_ENTRIES` entries): one block of
+* **whole** (a small graph, where the planner asks for it: ``whole_block``): one block of
   :data:`LOCAL_THREADS` threads runs the whole search, push levels back to back, with
   the parents folded in as it goes (an atomic minimum per edge into the level being
   built): one launch and one read-back, where the kernels per level cost their launches
@@ -53,7 +53,7 @@ from .codegen import get_function, source
 from .launch import blocks, dummy, sm_count
 
 __all__ = ["ALPHA", "BETA", "LOCAL_AFTER", "LOCAL_EDGES", "LOCAL_ENTER", "LOCAL_THREADS",
-           "SMALL_ENTRIES", "bfs_levels", "bfs_source"]
+           "bfs_levels", "bfs_source"]
 
 #: Push -> pull once the frontier's out-edges exceed the unvisited edges / ALPHA.
 ALPHA = 14
@@ -72,14 +72,6 @@ LOCAL_THREADS = 1024
 LOCAL_EDGES = 1024
 LOCAL_ENTER = 256
 LOCAL_AFTER = 8
-#: A graph of at most this many entries is searched by one block in one launch.  On an
-#: H200, a fresh Matrix per call (``bfs_whole_block_gpu.md``): 1.7-2.7x faster than the
-#: kernels per level up to 2^15 entries; from 2^17 to 2^19 1.0-2.4x, the most where a
-#: search is deep (luxembourg-osm's 951 levels: 10.2 -> 5.7 ms), at parity on Kronecker
-#: 14 (425K entries); slower above (Kronecker 15, 883K entries, 0.7x; musae-github, 578K,
-#: 0.7-0.9x), where one multiprocessor's share of each level's edges costs more than the
-#: launches and read-backs of the grid's kernels.
-SMALL_ENTRIES = 1 << 19
 
 
 def bfs_source(ptr_dt: Any, idx_dt: Any) -> str:
@@ -116,7 +108,7 @@ def _with_dtypes(csr: Any, ptr_dt: np.dtype, idx_dt: np.dtype) -> Any:
 @register("bfs", "csr", "gpu", "levels")
 def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
                vectors: bool = False, max_levels: int | None = None,
-               whole_block: bool | None = None) -> tuple[Any, Any, dict]:
+               whole_block: bool = False) -> tuple[Any, Any, dict]:
     """Levels (and parents) of a BFS from ``source`` on the GPU.
 
     Parameters
@@ -125,7 +117,7 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
         The CSR of the adjacency matrix (row i lists the j of edges i -> j), on the GPU.
     get_AT : callable or None
         Returns the CSR of its transpose, on the GPU; None: every level pushes (no
-        parents then: they read the transpose).
+        parents then, but with ``whole_block``: they read the transpose).
     source : int
         The start vertex.
     parents : bool
@@ -138,9 +130,10 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
         vertices, not searched further; the search is at least that deep), for a probe
         that needs to know only whether the search goes that deep (levels run one
         launch each then, none in the single-block kernels).
-    whole_block : bool, optional
-        Run the whole search in one block, push only, parents included (by default for
-        graphs of at most :data:`SMALL_ENTRIES` entries; ``stats["whole_block"]``).
+    whole_block : bool, default False
+        Run the whole search in one block, push only, parents included
+        (``stats["whole_block"]``; the planner asks for it for small graphs:
+        :data:`gblas.planner.algorithms.GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES`).
 
     Returns
     -------
@@ -153,13 +146,14 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool, *,
         ``capped`` with ``max_levels``).
     """
     n = int(A.shape[0])
-    if parents and get_AT is None:
-        raise ValueError("bfs_levels: parents need get_AT (they read the transpose)")
     push_k, big_k, pull_k, mark_k, par_k, start_k, local_k, small_k = _kernels(A)
+    if whole_block and max_levels is None:
+        return _whole_search(A, source, parents, vectors, small_k)
+    if parents and get_AT is None:
+        raise ValueError("bfs_levels: parents need get_AT (they read the transpose, except "
+                         "in one block: whole_block=True)")
     AT = None  # asked for at the first pull (a search that only pushes never builds it)
     nnz = int(A.indices.size)
-    if max_levels is None and (nnz <= SMALL_ENTRIES if whole_block is None else whole_block):
-        return _whole_search(A, source, parents, vectors, small_k)
     level = cp.full(n, -1, dtype=np.int32)
     queue = cp.empty(max(n, 1), dtype=np.int32)
     nxt = cp.empty(max(n, 1), dtype=np.int32)
