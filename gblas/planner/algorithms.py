@@ -59,6 +59,9 @@ HOST_TRIANGLES_PER_VERTEX_MAX_ENTRIES = 1 << 21
 #: entries, 0.7x; musae-github, 578K, 0.7-0.9x), where one multiprocessor's share of
 #: each level's edges costs more than the launches and read-backs of the grid's kernels.
 GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES = 1 << 19
+#: ... and of at most this many vertices: the block also fills and writes every vertex's
+#: arrays, which a hypersparse graph's few entries would not pay for.
+GPU_BFS_WHOLE_BLOCK_MAX_VERTICES = 1 << 20
 
 #: The fused level kernels keep vertex ids in 32-bit integers.
 _FUSED_MAX_VERTICES = 2**31 - 1
@@ -94,7 +97,8 @@ def plan_bfs(A, parents: bool, settings: Settings) -> Plan:
     if why is None and n <= _FUSED_MAX_VERTICES:
         # the fused plan depends on these alone: made once per combination (planning was
         # a tenth of a small graph's search), where the kernel is registered (it stays so)
-        whole = dev == "gpu" and A.nvals <= GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES
+        whole = dev == "gpu" and A.nvals <= GPU_BFS_WHOLE_BLOCK_MAX_ENTRIES and \
+            n <= GPU_BFS_WHOLE_BLOCK_MAX_VERTICES
         key = (dev, bool(parents), not whole and (dev == "gpu" or _transpose_ready(A)),
                whole)
         plan = _FUSED_BFS_PLANS.get(key)

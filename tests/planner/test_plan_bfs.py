@@ -14,11 +14,11 @@ from gblas.planner import algorithms
 class _OnGPU:
     """What the planner reads of a GPU Matrix: its shape, device and entries."""
 
-    shape = (1000, 1000)
     device = "gpu"
 
-    def __init__(self, nvals: int) -> None:
+    def __init__(self, nvals: int, n: int = 1000) -> None:
         self.nvals = nvals
+        self.shape = (n, n)
 
 
 @pytest.fixture
@@ -39,6 +39,9 @@ def test_small_gpu_graphs_run_whole_in_one_block(parents, gpu_kernels):
     large = algorithms.plan_bfs(_OnGPU(limit + 1), parents, config.current())
     assert large.kernel == "bfs/csr/gpu/levels" and "whole_block" not in large.details
     assert large.details["pull"] and large.details["parents"] == parents
+    wide = algorithms.plan_bfs(_OnGPU(10, algorithms.GPU_BFS_WHOLE_BLOCK_MAX_VERTICES + 1),
+                               parents, config.current())
+    assert "whole_block" not in wide.details  # one block would fill every vertex's arrays
     with gb.config(direction="push"):  # a pinned direction keeps the loop
         assert algorithms.plan_bfs(_OnGPU(10), parents, gb.config.current()).kernel == ""
 
