@@ -68,8 +68,8 @@ def host_csr(csr, device: str = "cpu", *, pinned: bool = False):
 def on_device(A, device: str):
     """``A`` on ``device`` for a plan's host route: itself there, else a Matrix over
     :func:`host_csr`, kept with ``A``'s storage as well (its own derived formats, such as
-    the transpose, are then built once).  A ``.T`` view is moved as :meth:`Matrix.to`
-    moves it.
+    the transpose, are then built once).  A ``.T`` view and a hypersparse Matrix are
+    moved as :meth:`Matrix.to` moves them, each call.
 
     Examples
     --------
@@ -80,7 +80,7 @@ def on_device(A, device: str):
     """
     if A.device == device:
         return A
-    if not isinstance(A, Matrix):
+    if not isinstance(A, Matrix) or A.is_hypersparse:
         return A.to(device)
     from ..planner.cost import summary
 
