@@ -285,6 +285,23 @@ def write_results(name: str, title: str, sections: Sequence[tuple[str, str]],
     return path
 
 
+def emit_lines(lines: Sequence[str], out: Path | None = None) -> str:
+    """Print a report's lines as one text, and write it to ``out`` when given.
+
+    Examples
+    --------
+    >>> text = emit_lines(["| a |", "|---|"])
+    | a |
+    |---|
+    <BLANKLINE>
+    """
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if out is not None:
+        Path(out).write_text(text)
+    return text
+
+
 def median_ms(fn: Callable[[], object], sync: Callable[[], object], repeat: int) -> float:
     """Median wall time of ``fn()`` in milliseconds, ``sync()`` after each call (a GPU's
     synchronize), after one untimed call.

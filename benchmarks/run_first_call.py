@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from benchmarks.harness import emit_lines
+
 ALGORITHMS = ("pagerank", "bfs", "sssp", "connected_components", "triangle_count",
               "core_number", "label_propagation")
 
@@ -198,10 +200,7 @@ def main(argv=None) -> int:
     for alg, med, lo, hi in rows:
         lines.append(f"| {alg} | {med['import']:.3f} | {med['from_scipy']:.3f} | "
                      f"{med['call']:.3f} | {med['total']:.3f} ({lo:.3f}-{hi:.3f}) |")
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    emit_lines(lines, args.out)
     return 0
 
 

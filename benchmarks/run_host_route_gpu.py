@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks.harness import median_fresh
+from benchmarks.harness import emit_lines, median_fresh
 
 ALGORITHMS = ("label_propagation", "core_number", "triangle_count", "connected_components")
 
@@ -101,10 +101,7 @@ def main(argv=None) -> int:
                    f"{loop_ms} | {t_host * 1e3:,.1f} ms | {same} |")
             lines.append(row)
             print(row, file=sys.stderr, flush=True)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    emit_lines(lines, args.out)
     return 0
 
 

@@ -20,7 +20,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from benchmarks.harness import median_fresh
+from benchmarks.harness import emit_lines, median_fresh
 
 #: name -> the call on a Matrix (keyword arguments kept small so every one finishes)
 CALLS = {
@@ -118,10 +118,7 @@ def main(argv=None) -> int:
                    f"{_fmt(tc)}{' ' + ec if ec else ''} | {ratio} | {plan} |")
             lines.append(row)
             print(row, file=sys.stderr, flush=True)
-    text = "\n".join(lines) + "\n"
-    print(text)
-    if args.out is not None:
-        args.out.write_text(text)
+    emit_lines(lines, args.out)
     return 0
 
 
