@@ -64,6 +64,8 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks import end_to_end_spectral as spectral
+
 REPO = Path(__file__).resolve().parents[1]
 #: The shared data folder, next to the repository.
 DEFAULT_DATA = REPO.parent / "shared" / "data"
@@ -72,13 +74,14 @@ DEFAULT_DATA = REPO.parent / "shared" / "data"
 #: directed NetworkX graph can be dropped before the undirected one is built).
 ALGORITHMS = ("pagerank", "bfs", "sssp", "csgraph.dijkstra", "csgraph.breadth_first_order",
               "csgraph.connected_components", "connected_components", "triangle_count",
-              "core_number", "betweenness_centrality", "label_propagation")
+              "core_number", "betweenness_centrality", "label_propagation"
+              ) + spectral.ALGORITHMS
 #: The graph each algorithm runs on: "D" directed pattern, "W" directed with weights,
 #: "U" undirected pattern (symmetric, no self loops).
 FORM = {"pagerank": "D", "bfs": "D", "sssp": "W", "csgraph.dijkstra": "W",
         "csgraph.breadth_first_order": "D", "csgraph.connected_components": "D",
         "connected_components": "U", "triangle_count": "U", "core_number": "U",
-        "betweenness_centrality": "U", "label_propagation": "U"}
+        "betweenness_centrality": "U", "label_propagation": "U", **spectral.FORM}
 GPU_ALGORITHMS = ("pagerank", "bfs", "sssp")
 
 SCALES = (10, 14, 18)
@@ -101,7 +104,7 @@ SLOW = 5.0
 #: replaced by the rate measured on the graphs already run.
 NX_PRIOR = {"pagerank": 1.5e-6, "bfs": 8e-7, "sssp": 2e-6, "connected_components": 8e-7,
             "triangle_count": 4e-6, "core_number": 3e-6, "betweenness_centrality": 2e-6,
-            "label_propagation": 4e-6}
+            "label_propagation": 4e-6, **spectral.NX_PRIOR}
 
 
 def _log(msg: str) -> None:
@@ -273,6 +276,8 @@ def gblas_call(alg: str, p: dict) -> Callable:
             A, p["source"]),
         "csgraph.connected_components": lambda A: gb.csgraph.connected_components(A),
     }
+    if alg in spectral.ALGORITHMS:
+        return spectral.gblas_calls(p)[alg]
     return calls[alg]
 
 
@@ -294,6 +299,8 @@ def _dense(v, fill=0):
 
 def canon_gblas(alg: str, r):
     """gblas's answer in the form the checks compare."""
+    if alg in spectral.ALGORITHMS:
+        return spectral.canon_gblas(alg, r)
     if alg == "bfs":
         return _dense(r, -1)
     if alg == "sssp":
@@ -506,6 +513,9 @@ class Peers:
             scipy("scipy breadth_first_order", D, lambda S: csgraph.breadth_first_order(S, src))
         elif alg == "csgraph.connected_components":
             scipy("scipy connected_components", D, lambda S: csgraph.connected_components(S))
+        elif alg in spectral.ALGORITHMS and nx is not None:
+            for name, run, canon, work in spectral.networkx_anchors(alg, g, p):
+                nxa(name, run, canon, work)
         return out
 
 
@@ -538,6 +548,8 @@ def _lp_fixpoint(U, labels) -> bool:
 
 def check(alg: str, g: Graph, ours, theirs) -> tuple[bool, str]:
     """Compare gblas's answer with a peer's: ``(same, description)``."""
+    if alg in spectral.ALGORITHMS:
+        return spectral.check(alg, g, ours, theirs)
     if alg == "pagerank":
         err = float(np.abs(ours - theirs).max())
         return err < 1e-5, f"max diff {err:.1e}"
@@ -831,6 +843,7 @@ def run_graph(case: GraphCase, algs: list[str], args, workdir: Path, rates: NxRa
     rows: list[Row] = []
     for alg in algs:
         S = g.form(FORM[alg])
+        spectral.add_params(alg, g, p)
         _log(f"  {alg} ...")
         gr = run_gblas(alg, S, p, args, workdir)
         if gr.import_time is not None:
@@ -999,6 +1012,12 @@ def write_cpu(rows: list[Row], first: list[list] | None, imports: list[float], a
         "answers are not unique; the check is that gblas's labels are a fixpoint (every "
         "vertex holds one of its most frequent neighbour labels), with both community "
         "counts. "
+        "Eigenvector and Katz centrality run NetworkX's iterates on both sides (its "
+        "rule `L1 < n * tol`, tol 1e-6, given to gblas as `tol = n * 1e-6`; Katz with "
+        f"alpha = {spectral.KATZ_SHARE} / lambda_max); NetworkX's `hits` is a sparse "
+        "SVD (ARPACK, tol 1e-8), gblas's a power iteration (tol 1e-10): their sum-1 "
+        f"scores may differ by {spectral.HITS_DIFF:g} of the largest; Louvain: seed 1 on "
+        "both sides, the partitions compared. "
         f"Peers estimated over {args.limit:.0f} s (from their rate on smaller graphs) "
         "are not run. SciPy and NetworkX run on one core; gblas (Numba) and "
         "SuiteSparse:GraphBLAS on all. The machine is shared: other jobs add noise.")))
