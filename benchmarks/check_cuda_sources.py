@@ -181,6 +181,7 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                ("gb_bfs_push", "gb_bfs_push_big", "gb_bfs_pull", "gb_bfs_mark",
                 "gb_bfs_parents", "gb_bfs_start", "gb_bfs_local", "gb_bfs_small"))
     yield "pagerank", vector_kernels.pagerank_source(), ("gb_pagerank_step",)
+    yield "power", vector_kernels.power_source(), ("gb_power_combine", "gb_power_update")
     for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int32, 8),
                           (np.int64, np.int64, 32)):
         yield (f"pagerank fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",

@@ -21,6 +21,10 @@ Every product is a pull SpMV over ``A'`` (each vertex gathers from its in-neighb
 
 The stopping rules are the plain L1 change; NetworkX's (``|x' - x|_1 < n * tol``) is
 ``tol * n`` here (the NetworkX backend passes that, so it reproduces NetworkX's iterates).
+Each product is planned per iteration (``repeated_mxv``: the scores live in one dense
+array, rewritten in place), and the vector work after it is one fused step
+(``("power_step", "array", device)``: the sum, the norm, the division and the L1 change)
+whose change is the iteration's one read back: on a GPU every score stays on the device.
 References (ideas): LAGraph's ``LAGr_PageRank`` loop structure; Kleinberg, "Authoritative
 sources in a hyperlinked environment" (J. ACM 1999); Katz, "A new status index derived
 from sociometric analysis" (Psychometrika 1953).
@@ -32,6 +36,7 @@ import math
 
 import numpy as np
 
+from .._device import xp_for
 from ..exceptions import InvalidValue, bad_arg
 from .common import square_matrix
 from .pagerank import PowerIterationFailedConvergence
@@ -66,11 +71,38 @@ def _start(x, n: int, fill: float, call: str, arg: str, dev: str):
     return Vector.from_dense(arr).to(dev)
 
 
-def _dense(y, zeros):
-    """``y`` with its missing entries as 0: ``zeros (+) y`` over the union."""
-    from ..core import ewise_add
+def _scores(v, xp):
+    """A new dense float64 array of Vector ``v``'s values (0 where it has no entry)."""
+    return xp.array(v.to_dense(fill=0), dtype=np.float64)
 
-    return ewise_add(zeros, y, "plus")
+
+def _wrap(arr, dev: str):
+    """A Vector over the dense array ``arr`` (no copy: the loops rewrite ``arr``)."""
+    from ..backends.registry import VecData
+    from ..core import Vector
+
+    return Vector(VecData(arr.shape[0], None, arr, None), np.dtype(np.float64), dev)
+
+
+class _Power:
+    """The products and fused vector steps of one power iteration on ``dev``."""
+
+    def __init__(self, dev: str, n: int) -> None:
+        from ..core import executor
+
+        xp = xp_for(dev)
+        self._step = executor.array_kernel("power_step", dev)
+        self._read = executor.array_kernel("read_async", dev)
+        self._z = xp.empty(n)
+
+    def step(self, y, x, *, b=None, scale: float = 1.0, add_x: bool = False,
+             normalize: bool = False, state=None):
+        """``x <- [x +] scale y [+ b]`` (divided by its 2-norm when ``normalize``) from
+        the product's VecData ``y``; returns the pending read of ``[|x' - x|_1, |z|^2]``
+        (into ``state``, a 2-array on the device, when given)."""
+        yv = y.values if y.values.dtype == np.float64 else y.values.astype(np.float64)
+        st = self._step(yv, y.present, x, b, scale, add_x, normalize, self._z, state)
+        return self._read(st)
 
 
 def _norm2(x) -> float:
@@ -78,13 +110,6 @@ def _norm2(x) -> float:
 
     # |x|_2 = sqrt(plus.reduce(x .* x))
     return math.sqrt(float(reduce(ewise_mult(x, x, "times"), "plus")))
-
-
-def _l1(u, v) -> float:
-    from ..core import apply, ewise_add, reduce
-
-    # |u - v|_1 = plus.reduce(abs(u - v))
-    return float(reduce(apply(ewise_add(u, v, "minus"), "abs"), "plus"))
 
 
 def _failed(call: str, max_iter: int, err: float, tol: float, x):
@@ -130,7 +155,8 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     >>> [round(float(v), 4) for v in x.to_dense()]
     [0.5, 0.7071, 0.5]
     """
-    from ..core import apply, ewise_add, mxv, reduce
+    from ..core import reduce
+    from ..core.operations import repeated_mxv
 
     call = "eigenvector_centrality"
     A = square_matrix(A, call)
@@ -144,14 +170,15 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     if n == 0:
         return x
     # x = x / sum(x)
-    x = apply(x, "div", right=total)
-    AT, mul, err = A.T, _mul(A), math.inf
+    arr = _scores(x, xp_for(dev)) / total
+    x = _wrap(arr, dev)
+    product, power, err = repeated_mxv(A.T, x, _mul(A)), _Power(dev, n), math.inf
     for _ in range(max_iter):
-        # y = x + A' x: every vertex adds its in-neighbours' scores (A + I)' x
-        y = ewise_add(x, mxv(AT, x, mul), "plus")
-        # y = y / |y|_2 (1 where the norm is 0, as NetworkX)
-        y = apply(y, "div", right=_norm2(y) or 1.0)
-        err, x = _l1(y, x), y
+        # y = A' x: every vertex sums its in-neighbours' scores
+        y = product()
+        # x' = (x + y) / |x + y|_2, the iteration over A + I (1 where the norm is 0, as
+        # NetworkX); err = |x' - x|_1
+        err = float(power.step(y, arr, add_x=True, normalize=True).result()[0])
         if err < tol:
             return x
     raise _failed(call, max_iter, err, tol, x)
@@ -206,7 +233,8 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     ...     print(e.iterations < 1000, str(e).split(": ")[1].split(" after")[0])
     True the iteration diverges
     """
-    from ..core import apply, ewise_add, mxv
+    from ..core import apply
+    from ..core.operations import repeated_mxv
 
     call = "katz_centrality"
     A = square_matrix(A, call)
@@ -219,11 +247,16 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     x = _start(start, n, 0.0, call, "start", dev)
     if n == 0:
         return x
-    AT, mul, err, least = A.T, _mul(A), math.inf, math.inf
+    xp = xp_for(dev)
+    arr, barr = _scores(x, xp), _scores(b, xp)
+    x = _wrap(arr, dev)
+    product, power = repeated_mxv(A.T, x, _mul(A)), _Power(dev, n)
+    err, least = math.inf, math.inf
     for it in range(1, max_iter + 1):
-        # y = alpha (A' x) + b: each vertex sums its in-neighbours' scores
-        y = ewise_add(apply(mxv(AT, x, mul), "times", right=float(alpha)), b, "plus")
-        err, x = _l1(y, x), y
+        # y = A' x: each vertex sums its in-neighbours' scores
+        y = product()
+        # x' = alpha y + b; err = |x' - x|_1
+        err = float(power.step(y, arr, b=barr, scale=float(alpha)).result()[0])
         if err < tol:
             if normalized:
                 # x = x / |x|_2 (unchanged when the norm is 0)
@@ -280,26 +313,29 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
     >>> [round(float(v), 4) for v in h.to_dense()], [round(float(v), 4) for v in a.to_dense()]
     ([0.618, 0.382, 0.0], [0.0, 0.382, 0.618])
     """
-    from ..core import Vector, apply, mxv, reduce
+    from ..core import apply, reduce
+    from ..core.operations import repeated_mxv
 
     call = "hits"
     A = square_matrix(A, call)
     _check(tol, max_iter, call)
     n, dev = A.shape[0], A.device
-    zeros = Vector.full(n, 0.0, device=dev)
     h = _start(start, n, 1.0 / max(n, 1), call, "start", dev)
     if n == 0:
         return h, h.dup()
-    AT, mul, err = A.T, _mul(A), math.inf
-    a = zeros
+    xp = xp_for(dev)
+    harr, aarr = _scores(h, xp), xp.zeros(n)
+    h, a = _wrap(harr, dev), _wrap(aarr, dev)
+    mul, power, err = _mul(A), _Power(dev, n), math.inf
+    authorities, hubs = repeated_mxv(A.T, h, mul), repeated_mxv(A, a, mul)
+    states = xp.empty(2), xp.empty(2)  # one per step: the first is read after the second
     for _ in range(max_iter):
-        # a' = A' h: authorities gather the hub scores of their in-neighbours
-        y = _dense(mxv(AT, h, mul), zeros)
-        # a' = a' / |a'|_2
-        y = apply(y, "div", right=_norm2(y) or 1.0)
-        err, a = _l1(y, a), y
+        # a' = A' h / |A' h|_2: authorities gather the hub scores of their in-neighbours;
+        # err = |a' - a|_1
+        change = power.step(authorities(), aarr, normalize=True, state=states[0])
         # h = A a': hubs gather the authority scores of their out-neighbours
-        h = _dense(mxv(A, a, mul), zeros)
+        power.step(hubs(), harr, state=states[1])
+        err = float(change.result()[0])
         if err < tol:
             break
     else:

@@ -56,3 +56,32 @@ def test_katz_growth_within_max_iter_is_named():
     # converging, but too slowly for max_iter: the plain message
     with pytest.raises(PowerIterationFailedConvergence, match="Raise max_iter or tol"):
         gb.algorithms.katz_centrality(A, alpha=0.1, max_iter=3)
+
+
+@pytest.mark.parametrize("dtype", [bool, np.int64, np.float64])
+def test_centralities_same_on_every_device(device, dtype):
+    """The fused steps on each device give NetworkX's iterates: the same iteration count
+    and scores as NetworkX's own loops, on pattern, integer and weighted matrices (a
+    dangling vertex and an isolated one included)."""
+    G = nx.gnp_random_graph(40, 0.15, seed=7, directed=True)
+    G.add_nodes_from([40, 41])
+    G.add_edge(3, 40)  # 40: dangling; 41: isolated
+    rng = np.random.default_rng(3)
+    for u, v in G.edges:
+        G[u][v]["weight"] = 1 if dtype is bool else int(rng.integers(1, 4))
+    n = G.number_of_nodes()
+    S = sp.csr_array(nx.to_scipy_sparse_array(G, nodelist=range(n), weight="weight"))
+    A = gb.Matrix.from_scipy(S.astype(dtype)).to(device)
+    katz = nx.katz_centrality(G, alpha=0.05, tol=1e-8, weight="weight")
+    got = gb.algorithms.katz_centrality(A, alpha=0.05, tol=n * 1e-8)
+    assert got.device == device
+    _close(got.to("cpu"), katz, n, 1e-12)
+    eig = nx.eigenvector_centrality(G.to_undirected(), tol=1e-8, weight="weight")
+    U = gb.Matrix.from_scipy(sp.csr_array(nx.to_scipy_sparse_array(
+        G.to_undirected(), nodelist=range(n), weight="weight")).astype(dtype)).to(device)
+    _close(gb.algorithms.eigenvector_centrality(U, tol=n * 1e-8).to("cpu"), eig, n, 1e-12)
+    h, a = gb.algorithms.hits(A, tol=1e-12)
+    h0, a0 = gb.algorithms.hits(A.to("cpu"), tol=1e-12)
+    assert h.device == a.device == device
+    np.testing.assert_allclose(h.to("cpu").to_dense(), h0.to_dense(), rtol=1e-10, atol=1e-15)
+    np.testing.assert_allclose(a.to("cpu").to_dense(), a0.to_dense(), rtol=1e-10, atol=1e-15)

@@ -1,5 +1,6 @@
 """Vectors made on their device: ``Vector.full`` and ``Vector.from_dense`` of a CuPy array,
-and the fused PageRank step kernel against its NumPy definition on every device."""
+and the fused PageRank and power-iteration step kernels against their NumPy definitions
+on every device."""
 
 from __future__ import annotations
 
@@ -89,6 +90,46 @@ def test_pagerank_step_kernel(device, n, with_p, with_pres):
     again = host(step(dev(y), dev(ypres), dev(p), 1.0 / n, dev(r), dev(w), alpha,
                       xp.asarray([0.0, m]), xp.empty(n), xp.empty(n)))
     assert np.array_equal(st, again)
+
+
+def _power_reference(y, ypres, x, b, scale, add_x, normalize):
+    y = np.where(ypres, y, 0.0) if ypres is not None else y
+    z = scale * y
+    if add_x:
+        z = x + z
+    if b is not None:
+        z = z + b
+    ss = float((z * z).sum())
+    xn = z / (np.sqrt(ss) or 1.0) if normalize else z
+    return xn, np.abs(xn - x).sum(), ss
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000, 70_001])
+@pytest.mark.parametrize("form", ["eigenvector", "katz", "hits", "zero"])
+def test_power_step_kernel(device, n, form):
+    """The fused power-iteration step on every device against its NumPy definition, for
+    the three centralities' forms (and a zero product: divided by 1, as NetworkX)."""
+    rng = np.random.default_rng(n)
+    xp = xp_for(device)
+    y = np.zeros(n) if form == "zero" else rng.random(n)
+    ypres = rng.random(n) < 0.7 if form in ("katz", "zero") else None
+    x = rng.random(n)
+    b = rng.random(n) if form == "katz" else None
+    scale = 0.3 if form == "katz" else 1.0
+    add_x, normalize = form == "eigenvector", form != "katz"
+    dev = lambda a: None if a is None else xp.asarray(a)  # noqa: E731
+    host = lambda a: a.get() if hasattr(a, "get") else a  # noqa: E731
+    step = get_kernel("power_step", "array", device)
+    xd = xp.array(x)  # a copy: the step rewrites it
+    state = host(step(dev(y), dev(ypres), xd, dev(b), scale, add_x, normalize,
+                      xp.empty(n)))
+    want_x, want_err, want_ss = _power_reference(y, ypres, x, b, scale, add_x, normalize)
+    np.testing.assert_allclose(host(xd), want_x, rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(state, [want_err, want_ss], rtol=1e-12, atol=1e-300)
+    # the same sums on a second launch (the grid's fold is in block order)
+    again = host(step(dev(y), dev(ypres), xp.array(x), dev(b), scale, add_x, normalize,
+                      xp.empty(n)))
+    assert np.array_equal(state, again)
 
 
 def test_read_async(device):

@@ -11,8 +11,18 @@ product ``y = A' s``::
 
 ``state_out = [err, m']``.  One read of ``y``, ``r``, ``w`` (and ``p`` when it is not
 uniform), one write of ``r'`` and ``s'``, both sums folded on the way: the unfused form
-makes five passes and four temporaries.  The GPU module of the same name has the same
-contract.
+makes five passes and four temporaries.
+
+``("power_step", "array", "cpu")`` -- the vector work of one power iteration (eigenvector,
+Katz and HITS centralities) after a product ``y``, ``x`` updated in place::
+
+    z      = [x +] scale * y [+ b]                  # y read as 0 where it has no entry
+    x'     = z / |z|_2   (normalize; 1 for a zero norm)   or   x' = z
+    state  = [|x' - x|_1, |z|_2^2]
+
+two passes (the norm must be known before the division) instead of the six operations
+and two read-backs of the unfused form.  The GPU module of the same name has the same
+contracts.
 """
 
 from __future__ import annotations
@@ -23,7 +33,7 @@ import numpy as np
 from ..registry import register
 from .jitcache import jit
 
-__all__ = ["pagerank_step", "read_async"]
+__all__ = ["pagerank_step", "power_step", "read_async"]
 
 _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
 _EMPTY_F64 = np.zeros(0, dtype=np.float64)
@@ -105,6 +115,87 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
         state_out = np.empty(2, dtype=np.float64)
     state_out[0] = err
     state_out[1] = m
+    return state_out
+
+
+def _combine_body(y, ypres, has_ypres, x, add_x, scale, b, has_b, z):
+    ss = 0.0
+    for i in numba.prange(z.shape[0]):
+        yi = y[i]
+        if has_ypres and not ypres[i]:
+            yi = 0.0
+        v = scale * yi
+        if add_x:
+            v = x[i] + v
+        if has_b:
+            v = v + b[i]
+        z[i] = v
+        ss += v * v
+    return ss
+
+
+def _update_body(z, x, norm):
+    err = 0.0
+    for i in numba.prange(z.shape[0]):
+        v = z[i] / norm
+        err += abs(v - x[i])
+        x[i] = v
+    return err
+
+
+_combine_parallel = jit(parallel=True)(_combine_body)
+_combine_sequential = jit()(_combine_body)
+_update_parallel = jit(parallel=True)(_update_body)
+_update_sequential = jit()(_update_body)
+
+
+@register("power_step", "array", "cpu")
+def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: bool,
+               z, state_out=None):
+    """The vector work of one power iteration, ``x`` updated in place (see the module
+    docstring).
+
+    Parameters
+    ----------
+    y_values, y_present : numpy.ndarray
+        The product (float64) and its present flags (None: every entry).
+    x : numpy.ndarray
+        The current scores (float64), overwritten with the next ones.
+    b : numpy.ndarray or None
+        Added to every entry (Katz's beta); None: nothing.
+    scale : float
+        The product's factor (Katz's alpha; 1 otherwise).
+    add_x : bool
+        Add the current scores (an iteration over ``A + I``).
+    normalize : bool
+        Divide by the 2-norm (by 1 when it is 0).
+    z : numpy.ndarray
+        Scratch of ``x``'s length.
+    state_out : numpy.ndarray, optional
+        Written and returned: ``[|x' - x|_1, |z|_2^2]``; a new array when None.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``state_out``.
+
+    Examples
+    --------
+    >>> x = np.array([0.6, 0.8])
+    >>> st = power_step(np.array([3.0, 4.0]), None, x, None, 1.0, False, True, np.empty(2))
+    >>> x.tolist(), np.round(st, 12).tolist()
+    ([0.6, 0.8], [0.0, 25.0])
+    """
+    big = x.shape[0] >= PARALLEL_SIZE
+    ss = (_combine_parallel if big else _combine_sequential)(
+        y_values, _EMPTY_BOOL if y_present is None else y_present, y_present is not None,
+        x, bool(add_x), float(scale), _EMPTY_F64 if b is None else b, b is not None, z)
+    norm = (ss ** 0.5 or 1.0) if normalize else 1.0
+    err = (_update_parallel if big else _update_sequential)(z, x, norm)
+    if state_out is None:
+        state_out = np.empty(2, dtype=np.float64)
+    state_out[0] = err
+    state_out[1] = ss
     return state_out
 
 

@@ -9,12 +9,18 @@ device.  ``m`` is read from ``state_in`` on the device, so an iteration needs no
 from the host; the caller reads ``state_out[0]`` once per iteration (its one
 synchronization).
 
-The two sums are folded per thread, per warp (shuffles) and per block, each block
-stores its pair, and the last block to finish (an atomic ticket) adds the blocks' pairs
-in block order and resets the ticket: one launch, and the same sums on every run.
+``("power_step", "array", "gpu")``: the vector work of one power iteration (eigenvector,
+Katz, HITS) with the CPU module's contract, in two launches (the norm is needed before
+the division) and no synchronization.
+
+The sums are folded per thread, per warp (shuffles) and per block, each block stores
+its pair, and the last block to finish (an atomic ticket) adds the blocks' pairs in block
+order and resets the ticket (``gb_grid_sum2``): the same sums on every run.
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -22,7 +28,7 @@ from ..registry import register
 from . import codegen
 from .launch import blocks, dummy, sm_count
 
-__all__ = ["pagerank_source", "pagerank_step", "read_async"]
+__all__ = ["pagerank_source", "pagerank_step", "power_source", "power_step", "read_async"]
 
 _BLOCK = 256
 #: Blocks per multiprocessor of the step (a grid-stride loop covers the rest).
@@ -33,20 +39,32 @@ def pagerank_source() -> str:
     return codegen.source("pagerank.cu")
 
 
+@functools.cache
+def power_source() -> str:
+    """CUDA source of ``gb_power_combine`` and ``gb_power_update`` (``cuda/power.cu``)."""
+    return codegen.source("power.cu")
+
+
 _WORK: dict = {}
 
 
 def _workspace(nblocks: int):
-    """The blocks' partial sums and the ticket (zero between launches: the last block
-    resets it), kept per device, stream and grid size."""
+    """The blocks' partial sums, the ticket (zero between launches: the last block
+    resets it) and two doubles of scratch sums, kept per device, stream and grid
+    size."""
     import cupy as cp
 
     key = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr, nblocks)
     ws = _WORK.get(key)
     if ws is None:
         ws = _WORK[key] = (cp.empty(2 * nblocks, dtype=np.float64),
-                           cp.zeros(1, dtype=np.uint32))
+                           cp.zeros(1, dtype=np.uint32), cp.empty(2, dtype=np.float64))
     return ws
+
+
+def _grid(n: int) -> int:
+    """Blocks of a grid-stride step over ``n`` entries."""
+    return max(1, min(blocks(n, _BLOCK), sm_count() * _BLOCKS_PER_SM))
 
 
 @register("pagerank_step", "array", "gpu")
@@ -93,8 +111,8 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     n = int(r.shape[0])
     if state_out is None:
         state_out = cp.empty(2, dtype=np.float64)
-    nblocks = max(1, min(blocks(n, _BLOCK), sm_count() * _BLOCKS_PER_SM))
-    partials, ticket = _workspace(nblocks)
+    nblocks = _grid(n)
+    partials, ticket, _ = _workspace(nblocks)
     dummy_f = dummy(np.float64)
     fn = codegen.get_function(pagerank_source(), "gb_pagerank_step")
     fn((nblocks,), (_BLOCK,),
@@ -102,6 +120,51 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
         np.int32(y_present is not None), dummy_f if p is None else p, np.int32(p is not None),
         np.float64(p_uniform), r, w, np.float64(alpha), np.int64(n), state_in, r_new, s_new,
         state_out, partials, ticket))
+    return state_out
+
+
+@register("power_step", "array", "gpu")
+def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: bool,
+               z, state_out=None):
+    """The vector work of one power iteration on the GPU, ``x`` updated in place (two
+    launches, no synchronization)::
+
+        z = [x +] scale * y [+ b];   x' = z / |z|_2 (normalize) or z;
+        state_out = [|x' - x|_1, |z|_2^2]
+
+    Parameters are those of the CPU kernel (:func:`gblas.backends.cpu.vector_kernels.
+    power_step`), as CuPy arrays.
+
+    Returns
+    -------
+    cupy.ndarray
+        ``state_out`` (still being computed: reading it synchronizes).
+
+    Examples
+    --------
+    >>> import cupy as cp  # doctest: +SKIP
+    >>> x = cp.array([0.6, 0.8])  # doctest: +SKIP
+    >>> st = power_step(cp.array([3.0, 4.0]), None, x, None, 1.0, False, True,
+    ...                 cp.empty(2))  # doctest: +SKIP
+    >>> x.tolist(), cp.round(st, 12).tolist()  # doctest: +SKIP
+    ([0.6, 0.8], [0.0, 25.0])
+    """
+    import cupy as cp
+
+    n = int(x.shape[0])
+    if state_out is None:
+        state_out = cp.empty(2, dtype=np.float64)
+    nblocks = _grid(n)
+    partials, ticket, sums = _workspace(nblocks)
+    src = power_source()
+    codegen.get_function(src, "gb_power_combine")(
+        (nblocks,), (_BLOCK,),
+        (y_values, dummy() if y_present is None else y_present, np.int32(y_present is not None),
+         x, np.int32(bool(add_x)), np.float64(scale), dummy(np.float64) if b is None else b,
+         np.int32(b is not None), np.int64(n), z, sums, partials, ticket))
+    codegen.get_function(src, "gb_power_update")(
+        (nblocks,), (_BLOCK,),
+        (z, x, np.int32(bool(normalize)), np.int64(n), sums, state_out, partials, ticket))
     return state_out
 
 

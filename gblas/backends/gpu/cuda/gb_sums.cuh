@@ -1,4 +1,5 @@
-/* Sums of doubles over a warp and a block (PageRank's L1 change and dangling rank). */
+/* Sums of doubles over a warp, a block and a grid (the L1 changes, norms and dangling
+   ranks of the iterations' vector steps). */
 #ifndef GB_SUMS_CUH
 #define GB_SUMS_CUH
 
@@ -20,6 +21,38 @@ __device__ __forceinline__ void gb_block_sum2(double& a, double& b) {
     b = (threadIdx.x < nw) ? sb[threadIdx.x] : 0.0;
     if (warp == 0) { a = gb_warp_sum(a); b = gb_warp_sum(b); }
     __syncthreads();
+}
+
+/* Sums a and b over the grid in one launch: each block stores its pair in partials
+   (2 * gridDim.x doubles), and the last block to finish (an atomic ticket, zero before
+   the launch) adds the pairs in block order, so the sums are the same on every run.
+   Call from every thread of every block, once.  Returns true in thread 0 of the last
+   block, after it wrote out[0], out[1] and reset the ticket. */
+__device__ __forceinline__ bool gb_grid_sum2(double a, double b, double* partials,
+                                             unsigned int* ticket, double* out) {
+    gb_block_sum2(a, b);
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        partials[blockIdx.x] = a;
+        partials[gridDim.x + blockIdx.x] = b;
+        __threadfence();
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return false;
+    __threadfence();
+    a = 0.0;
+    b = 0.0;
+    for (unsigned int k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
+        a += ((volatile double*)partials)[k];
+        b += ((volatile double*)partials)[gridDim.x + k];
+    }
+    gb_block_sum2(a, b);
+    if (threadIdx.x != 0) return false;
+    out[0] = a;
+    out[1] = b;
+    *ticket = 0u;
+    return true;
 }
 
 #endif

@@ -22,26 +22,5 @@ extern "C" __global__ void gb_pagerank_step(
         err += fabs(rn - r[i]);
         if (wi == 0.0) dang += rn;
     }
-    gb_block_sum2(err, dang);
-    __shared__ bool last;
-    if (threadIdx.x == 0) {
-        partials[blockIdx.x] = err;
-        partials[gridDim.x + blockIdx.x] = dang;
-        __threadfence();
-        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return;
-    __threadfence();
-    double a = 0.0, b = 0.0;
-    for (unsigned int k = threadIdx.x; k < gridDim.x; k += blockDim.x) {
-        a += ((volatile double*)partials)[k];
-        b += ((volatile double*)partials)[gridDim.x + k];
-    }
-    gb_block_sum2(a, b);
-    if (threadIdx.x == 0) {
-        state_out[0] = a;
-        state_out[1] = b;
-        *ticket = 0u;
-    }
+    gb_grid_sum2(err, dang, partials, ticket, state_out);
 }
