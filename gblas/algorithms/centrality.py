@@ -85,7 +85,7 @@ def _wrap(arr, dev: str):
 
 
 class _Power:
-    """The products and fused vector steps of one power iteration on ``dev``."""
+    """The fused vector steps of a power iteration on ``dev``."""
 
     def __init__(self, dev: str, n: int) -> None:
         from ..core import executor
@@ -95,14 +95,39 @@ class _Power:
         self._read = executor.array_kernel("read_async", dev)
         self._z = xp.empty(n)
 
-    def step(self, y, x, *, b=None, scale: float = 1.0, add_x: bool = False,
+    def step(self, y, x, out, *, b=None, scale: float = 1.0, add_x: bool = False,
              normalize: bool = False, state=None):
-        """``x <- [x +] scale y [+ b]`` (divided by its 2-norm when ``normalize``) from
-        the product's VecData ``y``; returns the pending read of ``[|x' - x|_1, |z|^2]``
+        """``out = [x +] scale y [+ b]`` (divided by its 2-norm when ``normalize``) from
+        the product's VecData ``y``; returns the pending read of ``[|out - x|_1, |z|^2]``
         (into ``state``, a 2-array on the device, when given)."""
         yv = y.values if y.values.dtype == np.float64 else y.values.astype(np.float64)
-        st = self._step(yv, y.present, x, b, scale, add_x, normalize, self._z, state)
+        st = self._step(yv, y.present, x, b, scale, add_x, normalize, self._z, out, state)
         return self._read(st)
+
+
+def _buffers(first, xp, dev: str):
+    """The scores ``x_k`` of a power iteration in two arrays (``x_k`` in ``[k % 2]``,
+    ``first`` holding ``x_0``), and a Vector over each (their products' operands)."""
+    bufs = [first, xp.empty_like(first)]
+    return bufs, [_wrap(a, dev) for a in bufs]
+
+
+def _changes(launch, max_iter: int, dev: str):
+    """``(k, |x_k - x_{k-1}|_1)`` for ``k = 1 .. max_iter`` from ``launch(k)``, which
+    queues iteration ``k`` and returns the pending read of its change.  On a GPU
+    iteration ``k + 1`` is queued before ``k``'s change is read, so that the one wait
+    per iteration overlaps the next launch (the caller's ``x_k`` stays intact: it lives
+    in the other buffer)."""
+    if max_iter < 1:
+        return
+    ahead = dev == "gpu"
+    pending = launch(1)
+    for k in range(1, max_iter + 1):
+        following = launch(k + 1) if ahead and k < max_iter else None
+        err = float(pending.result()[0])
+        yield k, err
+        if k < max_iter:
+            pending = following if ahead else launch(k + 1)
 
 
 def _norm2(x) -> float:
@@ -169,19 +194,26 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
                       "a zero sum", "Pass positive starting scores or None.")
     if n == 0:
         return x
-    # x = x / sum(x)
-    arr = _scores(x, xp_for(dev)) / total
-    x = _wrap(arr, dev)
-    product, power, err = repeated_mxv(A.T, x, _mul(A)), _Power(dev, n), math.inf
-    for _ in range(max_iter):
-        # y = A' x: every vertex sums its in-neighbours' scores
-        y = product()
-        # x' = (x + y) / |x + y|_2, the iteration over A + I (1 where the norm is 0, as
-        # NetworkX); err = |x' - x|_1
-        err = float(power.step(y, arr, add_x=True, normalize=True).result()[0])
+    xp = xp_for(dev)
+    # x_0 = x / sum(x)
+    bufs, vecs = _buffers(_scores(x, xp) / total, xp, dev)
+    products = [repeated_mxv(A.T, v, _mul(A)) for v in vecs]
+    power, states = _Power(dev, n), [xp.empty(2), xp.empty(2)]
+
+    def launch(k: int):
+        src, dst = (k - 1) % 2, k % 2
+        # y = A' x_{k-1}: every vertex sums its in-neighbours' scores
+        y = products[src]()
+        # x_k = (x_{k-1} + y) / |x_{k-1} + y|_2, the iteration over A + I (1 where the
+        # norm is 0, as NetworkX); the change |x_k - x_{k-1}|_1
+        return power.step(y, bufs[src], bufs[dst], add_x=True, normalize=True,
+                          state=states[dst])
+
+    err = math.inf
+    for k, err in _changes(launch, max_iter, dev):
         if err < tol:
-            return x
-    raise _failed(call, max_iter, err, tol, x)
+            return vecs[k % 2]
+    raise _failed(call, max_iter, err, tol, vecs[max_iter % 2])
 
 
 def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
@@ -248,15 +280,22 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     if n == 0:
         return x
     xp = xp_for(dev)
-    arr, barr = _scores(x, xp), _scores(b, xp)
-    x = _wrap(arr, dev)
-    product, power = repeated_mxv(A.T, x, _mul(A)), _Power(dev, n)
+    bufs, vecs = _buffers(_scores(x, xp), xp, dev)
+    barr = _scores(b, xp)
+    products = [repeated_mxv(A.T, v, _mul(A)) for v in vecs]
+    power, states = _Power(dev, n), [xp.empty(2), xp.empty(2)]
+
+    def launch(k: int):
+        src, dst = (k - 1) % 2, k % 2
+        # y = A' x_{k-1}: each vertex sums its in-neighbours' scores
+        y = products[src]()
+        # x_k = alpha y + b; the change |x_k - x_{k-1}|_1
+        return power.step(y, bufs[src], bufs[dst], b=barr, scale=float(alpha),
+                          state=states[dst])
+
     err, least = math.inf, math.inf
-    for it in range(1, max_iter + 1):
-        # y = A' x: each vertex sums its in-neighbours' scores
-        y = product()
-        # x' = alpha y + b; err = |x' - x|_1
-        err = float(power.step(y, arr, b=barr, scale=float(alpha)).result()[0])
+    for it, err in _changes(launch, max_iter, dev):
+        x = vecs[it % 2]
         if err < tol:
             if normalized:
                 # x = x / |x|_2 (unchanged when the norm is 0)
@@ -266,6 +305,7 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
             raise _diverged(call, alpha, f"after {it} iterations (L1 change {err:.3g})", x,
                             it)
         least = min(least, err)
+    x = vecs[max_iter % 2]
     if err > 10 * least:  # the change grew instead of shrinking
         raise _diverged(call, alpha, f"within max_iter={max_iter} iterations (L1 change "
                         f"{least:.3g} at its least, {err:.3g} at the end)", x, max_iter)
@@ -324,22 +364,31 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
     if n == 0:
         return h, h.dup()
     xp = xp_for(dev)
-    harr, aarr = _scores(h, xp), xp.zeros(n)
-    h, a = _wrap(harr, dev), _wrap(aarr, dev)
-    mul, power, err = _mul(A), _Power(dev, n), math.inf
-    authorities, hubs = repeated_mxv(A.T, h, mul), repeated_mxv(A, a, mul)
-    states = xp.empty(2), xp.empty(2)  # one per step: the first is read after the second
-    for _ in range(max_iter):
-        # a' = A' h / |A' h|_2: authorities gather the hub scores of their in-neighbours;
-        # err = |a' - a|_1
-        change = power.step(authorities(), aarr, normalize=True, state=states[0])
-        # h = A a': hubs gather the authority scores of their out-neighbours
-        power.step(hubs(), harr, state=states[1])
-        err = float(change.result()[0])
+    hb, hv = _buffers(_scores(h, xp), xp, dev)
+    ab, av = _buffers(xp.zeros(n), xp, dev)
+    mul, power = _mul(A), _Power(dev, n)
+    authorities = [repeated_mxv(A.T, v, mul) for v in hv]
+    hubs = [repeated_mxv(A, v, mul) for v in av]
+    # the change of each iteration's authorities, and the hubs' step (its sums unread)
+    states, scratch = [xp.empty(2), xp.empty(2)], xp.empty(2)
+
+    def launch(k: int):
+        src, dst = (k - 1) % 2, k % 2
+        # a_k = A' h_{k-1} / |A' h_{k-1}|_2: authorities gather the hub scores of their
+        # in-neighbours; the change |a_k - a_{k-1}|_1
+        change = power.step(authorities[src](), ab[src], ab[dst], normalize=True,
+                            state=states[dst])
+        # h_k = A a_k: hubs gather the authority scores of their out-neighbours
+        power.step(hubs[dst](), hb[dst], hb[dst], state=scratch)
+        return change
+
+    err = math.inf
+    for k, err in _changes(launch, max_iter, dev):
         if err < tol:
+            h, a = hv[k % 2], av[k % 2]
             break
     else:
-        raise _failed(call, max_iter, err, tol, a)
+        raise _failed(call, max_iter, err, tol, av[max_iter % 2])
     if normalized:
         # h = h / sum(h);  a = a / sum(a)
         h = apply(h, "div", right=float(reduce(h, "plus")) or 1.0)

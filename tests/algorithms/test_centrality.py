@@ -85,3 +85,31 @@ def test_centralities_same_on_every_device(device, dtype):
     assert h.device == a.device == device
     np.testing.assert_allclose(h.to("cpu").to_dense(), h0.to_dense(), rtol=1e-10, atol=1e-15)
     np.testing.assert_allclose(a.to("cpu").to_dense(), a0.to_dense(), rtol=1e-10, atol=1e-15)
+
+
+@pytest.mark.parametrize("call", ["eigenvector", "katz", "hits"])
+@pytest.mark.parametrize("max_iter", [1, 2, 5])
+def test_unconverged_scores_are_the_last_iterate(device, call, max_iter):
+    """Stopped by max_iter, every device reports the scores of iteration max_iter (on a
+    GPU the next iteration is already queued into the other buffer)."""
+    G = nx.gnp_random_graph(50, 0.1, seed=11, directed=True)
+    S = sp.csr_array(nx.to_scipy_sparse_array(G, nodelist=range(50), weight=None))
+    A = gb.Matrix.from_scipy(S)
+    run = {"eigenvector": lambda M: gb.algorithms.eigenvector_centrality(
+               M, tol=0, max_iter=max_iter),
+           "katz": lambda M: gb.algorithms.katz_centrality(M, alpha=0.05, tol=0,
+                                                           max_iter=max_iter),
+           "hits": lambda M: gb.algorithms.hits(M, tol=0, max_iter=max_iter)}[call]
+    got = []
+    for M in (A, A.to(device)):
+        with pytest.raises(PowerIterationFailedConvergence) as e:
+            run(M)
+        assert e.value.iterations == max_iter
+        got.append(np.asarray(e.value.ranks.to("cpu").to_dense()))
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-12, atol=1e-15)
+    if call != "hits":  # the first iterate by hand: x_1 from x_0
+        x0 = np.full(50, 1.0 / 50) if call == "eigenvector" else np.zeros(50)
+        y = S.T @ x0
+        x1 = (x0 + y) / np.linalg.norm(x0 + y) if call == "eigenvector" else 0.05 * y + 1
+        if max_iter == 1:
+            np.testing.assert_allclose(got[0], x1, rtol=1e-13)

@@ -122,14 +122,18 @@ def test_power_step_kernel(device, n, form):
     step = get_kernel("power_step", "array", device)
     xd = xp.array(x)  # a copy: the step rewrites it
     state = host(step(dev(y), dev(ypres), xd, dev(b), scale, add_x, normalize,
-                      xp.empty(n)))
+                      xp.empty(n), xd))
     want_x, want_err, want_ss = _power_reference(y, ypres, x, b, scale, add_x, normalize)
-    np.testing.assert_allclose(host(xd), want_x, rtol=1e-13, atol=1e-300)
+    first = np.array(host(xd))
+    np.testing.assert_allclose(first, want_x, rtol=1e-13, atol=1e-300)
     np.testing.assert_allclose(state, [want_err, want_ss], rtol=1e-12, atol=1e-300)
-    # the same sums on a second launch (the grid's fold is in block order)
-    again = host(step(dev(y), dev(ypres), xp.array(x), dev(b), scale, add_x, normalize,
-                      xp.empty(n)))
-    assert np.array_equal(state, again)
+    # into another array, x untouched: the same scores and sums (the grid's fold is in
+    # block order, the same on every launch)
+    xd, out = xp.array(x), xp.full(n, np.nan)
+    again = host(step(dev(y), dev(ypres), xd, dev(b), scale, add_x, normalize,
+                      xp.empty(n), out))
+    assert np.array_equal(state, again) and np.array_equal(host(xd), x)
+    assert np.array_equal(host(out), first)
 
 
 def test_read_async(device):

@@ -14,11 +14,12 @@ uniform), one write of ``r'`` and ``s'``, both sums folded on the way: the unfus
 makes five passes and four temporaries.
 
 ``("power_step", "array", "cpu")`` -- the vector work of one power iteration (eigenvector,
-Katz and HITS centralities) after a product ``y``, ``x`` updated in place::
+Katz and HITS centralities) after a product ``y``, the next scores written to ``out``
+(which may be ``x``)::
 
     z      = [x +] scale * y [+ b]                  # y read as 0 where it has no entry
-    x'     = z / |z|_2   (normalize; 1 for a zero norm)   or   x' = z
-    state  = [|x' - x|_1, |z|_2^2]
+    out    = z / |z|_2   (normalize; 1 for a zero norm)   or   out = z
+    state  = [|out - x|_1, |z|_2^2]
 
 two passes (the norm must be known before the division) instead of the six operations
 and two read-backs of the unfused form.  The GPU module of the same name has the same
@@ -134,12 +135,12 @@ def _combine_body(y, ypres, has_ypres, x, add_x, scale, b, has_b, z):
     return ss
 
 
-def _update_body(z, x, norm):
+def _update_body(z, x, out, norm):
     err = 0.0
     for i in numba.prange(z.shape[0]):
         v = z[i] / norm
         err += abs(v - x[i])
-        x[i] = v
+        out[i] = v
     return err
 
 
@@ -151,16 +152,16 @@ _update_sequential = jit()(_update_body)
 
 @register("power_step", "array", "cpu")
 def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: bool,
-               z, state_out=None):
-    """The vector work of one power iteration, ``x`` updated in place (see the module
-    docstring).
+               z, out, state_out=None):
+    """The vector work of one power iteration, the next scores written to ``out`` (see
+    the module docstring).
 
     Parameters
     ----------
     y_values, y_present : numpy.ndarray
         The product (float64) and its present flags (None: every entry).
     x : numpy.ndarray
-        The current scores (float64), overwritten with the next ones.
+        The current scores (float64).
     b : numpy.ndarray or None
         Added to every entry (Katz's beta); None: nothing.
     scale : float
@@ -171,6 +172,8 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
         Divide by the 2-norm (by 1 when it is 0).
     z : numpy.ndarray
         Scratch of ``x``'s length.
+    out : numpy.ndarray
+        Written: the next scores (``x`` itself updates in place).
     state_out : numpy.ndarray, optional
         Written and returned: ``[|x' - x|_1, |z|_2^2]``; a new array when None.
 
@@ -182,7 +185,7 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
     Examples
     --------
     >>> x = np.array([0.6, 0.8])
-    >>> st = power_step(np.array([3.0, 4.0]), None, x, None, 1.0, False, True, np.empty(2))
+    >>> st = power_step(np.array([3.0, 4.0]), None, x, None, 1.0, False, True, np.empty(2), x)
     >>> x.tolist(), np.round(st, 12).tolist()
     ([0.6, 0.8], [0.0, 25.0])
     """
@@ -191,7 +194,7 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
         y_values, _EMPTY_BOOL if y_present is None else y_present, y_present is not None,
         x, bool(add_x), float(scale), _EMPTY_F64 if b is None else b, b is not None, z)
     norm = (ss ** 0.5 or 1.0) if normalize else 1.0
-    err = (_update_parallel if big else _update_sequential)(z, x, norm)
+    err = (_update_parallel if big else _update_sequential)(z, x, out, norm)
     if state_out is None:
         state_out = np.empty(2, dtype=np.float64)
     state_out[0] = err

@@ -125,11 +125,11 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
 
 @register("power_step", "array", "gpu")
 def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: bool,
-               z, state_out=None):
-    """The vector work of one power iteration on the GPU, ``x`` updated in place (two
-    launches, no synchronization)::
+               z, out, state_out=None):
+    """The vector work of one power iteration on the GPU, the next scores written to
+    ``out`` (which may be ``x``) in two launches, with no synchronization::
 
-        z = [x +] scale * y [+ b];   x' = z / |z|_2 (normalize) or z;
+        z = [x +] scale * y [+ b];   out = x' = z / |z|_2 (normalize) or z;
         state_out = [|x' - x|_1, |z|_2^2]
 
     Parameters are those of the CPU kernel (:func:`gblas.backends.cpu.vector_kernels.
@@ -145,7 +145,7 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
     >>> import cupy as cp  # doctest: +SKIP
     >>> x = cp.array([0.6, 0.8])  # doctest: +SKIP
     >>> st = power_step(cp.array([3.0, 4.0]), None, x, None, 1.0, False, True,
-    ...                 cp.empty(2))  # doctest: +SKIP
+    ...                 cp.empty(2), x)  # doctest: +SKIP
     >>> x.tolist(), cp.round(st, 12).tolist()  # doctest: +SKIP
     ([0.6, 0.8], [0.0, 25.0])
     """
@@ -164,7 +164,8 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
          np.int32(b is not None), np.int64(n), z, sums, partials, ticket))
     codegen.get_function(src, "gb_power_update")(
         (nblocks,), (_BLOCK,),
-        (z, x, np.int32(bool(normalize)), np.int64(n), sums, state_out, partials, ticket))
+        (z, x, out, np.int32(bool(normalize)), np.int64(n), sums, state_out, partials,
+         ticket))
     return state_out
 
 

@@ -20,10 +20,10 @@ extern "C" __global__ void gb_power_combine(
     gb_grid_sum2(ss, 0.0, partials, ticket, sums);
 }
 
-/* state_out = [|x' - x|_1, |z|_2^2]; the norm divides when normalize (1 for a zero
-   norm, as NetworkX). */
+/* out = x' (out may be x); state_out = [|x' - x|_1, |z|_2^2]; the norm divides when
+   normalize (1 for a zero norm, as NetworkX). */
 extern "C" __global__ void gb_power_update(
-        const double* __restrict__ z, double* __restrict__ x, int normalize, long long n,
+        const double* __restrict__ z, const double* x, double* out, int normalize, long long n,
         const double* __restrict__ sums, double* state_out, double* partials,
         unsigned int* ticket) {
     const double ss = sums[0];
@@ -33,7 +33,7 @@ extern "C" __global__ void gb_power_update(
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         double v = z[i] / norm;
         err += fabs(v - x[i]);
-        x[i] = v;
+        out[i] = v;
     }
     if (gb_grid_sum2(err, 0.0, partials, ticket, state_out)) state_out[1] = ss;
 }
