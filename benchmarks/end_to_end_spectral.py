@@ -19,6 +19,10 @@ Settings shared by both sides:
   check allows ``HITS_DIFF``;
 * clustering and transitivity: exact; Louvain: ``seed=1``, the partitions compared.
 
+With ``--gpu`` the three centralities run on a GPU Matrix against loops of cuSPARSE
+products through ``cupyx.scipy.sparse`` (:func:`cupy_anchor`), to the same rule and
+tolerance (HITS: gblas's power iteration on both sides).
+
 Examples
 --------
 >>> from benchmarks.end_to_end_spectral import ALGORITHMS, FORM
@@ -86,7 +90,7 @@ def gblas_calls(p: dict) -> dict:
         return a.katz_centrality(A, alpha=p["katz_alpha"], beta=1.0,
                                  tol=A.shape[0] * NX_TOL, max_iter=1000)
 
-    return {"hits": lambda A: a.hits(A), "eigenvector_centrality": eig,
+    return {"hits": lambda A: a.hits(A, tol=HITS_TOL), "eigenvector_centrality": eig,
             "katz_centrality": katz, "clustering": lambda A: a.clustering(A),
             "transitivity": lambda A: a.transitivity(A),
             "louvain": lambda A: a.louvain(A, seed=SEED)}
@@ -182,3 +186,67 @@ def check(alg: str, g, ours, theirs) -> tuple[bool, str]:
     # eigenvector, Katz: the same iterates (an iteration more or less on one side moves
     # a score by less than the tolerance)
     return err <= NX_TOL, f"max diff {err:.1e}"
+
+
+# ------------------------------------------------------------------------------- GPU
+
+#: The algorithms of this set run with ``--gpu``, against cuSPARSE loops.
+GPU_ALGORITHMS = ("hits", "eigenvector_centrality", "katz_centrality")
+#: HITS's tolerance on both sides of the GPU table (gblas's default).
+HITS_TOL = 1e-10
+
+
+def _cupy_power(cp, AT, x, *, add_x=False, scale=1.0, b=None, normalize=False,
+                limit=0.0, max_iter=1000):
+    """A power iteration of cuSPARSE products ``AT @ x`` with NumPy-style vector work,
+    the 2-norm kept on the device and the L1 change read back once per iteration."""
+    for _ in range(max_iter):
+        y = scale * (AT @ x)
+        if add_x:
+            y = x + y
+        if b is not None:
+            y = y + b
+        if normalize:
+            nrm = cp.sqrt((y * y).sum())
+            y = y / cp.where(nrm > 0, nrm, 1.0)
+        err = float(cp.abs(y - x).sum())
+        x = y
+        if err < limit:
+            break
+    return x
+
+
+def cupy_anchor(alg: str, cp, cps, S, p: dict):
+    """``(name, prepare(), run(M))`` of a cupyx loop computing what gblas's call does on
+    the SciPy matrix ``S`` (already moved by ``prepare``), or None."""
+    import scipy.sparse as sp
+
+    n = S.shape[0]
+    AT = cps.csr_matrix(sp.csr_matrix(S.T, dtype=np.float64))
+    name = "cuSPARSE power iteration (cupyx loop)"
+    if alg == "eigenvector_centrality":
+        return name, lambda: AT, lambda M: _cupy_power(
+            cp, M, cp.full(n, 1.0 / n), add_x=True, normalize=True, limit=n * NX_TOL,
+            max_iter=100)
+    if alg == "katz_centrality":
+        def katz(M):
+            x = _cupy_power(cp, M, cp.zeros(n), scale=p["katz_alpha"], b=cp.ones(n),
+                            limit=n * NX_TOL)
+            return x / cp.sqrt((x * x).sum())
+        return name, lambda: AT, katz
+    if alg == "hits":
+        A = cps.csr_matrix(sp.csr_matrix(S, dtype=np.float64))
+
+        def hits(M):
+            h, a = cp.full(n, 1.0 / n), cp.zeros(n)
+            for _ in range(1000):
+                y = M @ h
+                y = y / cp.sqrt((y * y).sum())
+                err = float(cp.abs(y - a).sum())
+                a = y
+                h = A @ a
+                if err < HITS_TOL:
+                    break
+            return cp.stack([h / h.sum(), a / a.sum()])
+        return name, lambda: AT, hits
+    return None

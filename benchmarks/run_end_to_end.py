@@ -36,7 +36,8 @@ uniform draw in (0, 1].
 
 ``--gpu`` times ``pagerank``, ``bfs`` and ``sssp`` on a GPU Matrix (``A.to("gpu")``),
 fresh, prepared and cold, against loops of cuSPARSE products through
-``cupyx.scipy.sparse`` (SSSP: SciPy's ``dijkstra`` on the host) instead.
+``cupyx.scipy.sparse`` (SSSP: SciPy's ``dijkstra`` on the host) instead; named with
+``--algorithms``, the spectral centralities too (:mod:`benchmarks.end_to_end_spectral`).
 
 Run from the repository root::
 
@@ -853,6 +854,10 @@ def run_graph(case: GraphCase, algs: list[str], args, workdir: Path, rates: NxRa
         cold_note = f"cold call failed ({gr.cold_error})" if gr.cold_error else ""
         if gr.fresh.error:
             _log(f"    gblas FAILED: {gr.fresh.error}")
+            if gr.fresh.error.startswith("PowerIterationFailedConvergence") and args.peers:
+                # no convergence within max_iter: does the peer converge there?
+                rows += _unconverged_rows(base, gr.fresh.error, peers.anchors(alg), args)
+                continue
             rows.append(Row(**base, anchor="-", anchor_time=None,
                             check=f"**gblas FAILED**: {gr.fresh.error}", ok=False))
             continue
@@ -900,6 +905,29 @@ def run_graph(case: GraphCase, algs: list[str], args, workdir: Path, rates: NxRa
         if FORM[alg] != "U" and all(FORM[b] == "U" for b in algs[algs.index(alg) + 1:]):
             peers.drop()
     peers.drop()
+    return rows
+
+
+def _unconverged_rows(base: dict, error: str, anchors: list[Anchor], args) -> list[Row]:
+    """The rows of an iteration gblas stopped at ``max_iter``: each peer run once; one
+    that fails too is a shared limit of the method (no verdict), one that answers leaves
+    gblas's failure marked."""
+    rows = []
+    for a in anchors:
+        if a.skip:
+            rows.append(Row(**base, anchor=a.name, anchor_time=None, ok=False,
+                            check=f"**gblas FAILED**: {error} (peer {a.skip})"))
+            continue
+        m = measure(a.prepare, a.run, repeat=1, warmup=False, budget=args.limit)
+        if m.error:
+            _log(f"    {a.name} fails too: {m.error}")
+            rows.append(Row(**base, anchor=a.name, anchor_time=None, ok=None,
+                            check=f"no convergence on either side: gblas {error}; "
+                                  f"peer {m.error}"))
+        else:
+            _log(f"    {a.name} answered in {_fmt(m.median)}")
+            rows.append(Row(**base, anchor=a.name, anchor_time=m.median, ok=False,
+                            check=f"**gblas FAILED** where the peer answered: {error}"))
     return rows
 
 
@@ -978,6 +1006,8 @@ def problems(rows: list[Row]) -> list[str]:
         elif r.ratio is not None and r.ok and r.ratio < 1:
             out.append(f"- slower than the peer: {r.graph}, {r.alg}: gblas {_fmt(r.fresh)} "
                        f"against {r.anchor} {_fmt(r.anchor_time)} (ratio {r.ratio:.3g})")
+        if r.ok is None and r.check.startswith("no convergence"):
+            out.append(f"- {r.graph}, {r.alg}: {r.check}")
         if "cold call failed" in r.note:
             out.append(f"- {r.graph}, {r.alg}: {r.note}")
     return sorted(set(out), key=out.index)
@@ -1151,7 +1181,8 @@ def run_gpu(args) -> int:
     from benchmarks.harness import markdown_table, write_results
 
     sync = cp.cuda.Device().synchronize
-    algs = [a for a in (args.algorithms or GPU_ALGORITHMS) if a in GPU_ALGORITHMS]
+    gpu_algs = GPU_ALGORITHMS + spectral.GPU_ALGORITHMS
+    algs = [a for a in (args.algorithms or GPU_ALGORITHMS) if a in gpu_algs]
 
     def timed(prepare, run, repeat):
         def prep():
@@ -1176,7 +1207,9 @@ def run_gpu(args) -> int:
         _log(f"== {g.name}: {n:,} vertices, {g.D.nnz:,} entries")
         for alg in algs:
             D = g.form(FORM[alg])
-            fn = gblas_call(alg, {"source": src})
+            p = {"source": src}
+            spectral.add_params(alg, g, p)
+            fn = gblas_call(alg, p)
             fresh = timed(lambda D=D: gb.Matrix.from_scipy(D).to("gpu"), fn, args.repeat)
             if fresh.error:
                 rows.append([g.name, f"{n:,}", f"{D.nnz:,}", alg, "-", "-", "-", "-", "-",
@@ -1186,7 +1219,7 @@ def run_gpu(args) -> int:
             prepared = timed(lambda same=same: same[0], fn, args.repeat)
             cold = None
             if args.cold:  # a new process, the kernel caches filled by the calls above
-                cold, _, err = cold_call(alg, D, {"source": src}, work, device="gpu")
+                cold, _, err = cold_call(alg, D, p, work, device="gpu")
                 if err:
                     _log(f"  {alg}: cold call failed ({err})")
             ours = canon_gblas(alg, fresh.result)
@@ -1197,6 +1230,8 @@ def run_gpu(args) -> int:
                 dangling = cp.asarray(out == 0)
                 anchors = [("cuSPARSE power iteration (cupyx loop)", lambda P=P: P,
                             lambda M, d=dangling, n=n: _cupy_pagerank(cp, M, d, n))]
+            elif alg in spectral.GPU_ALGORITHMS:
+                anchors = [spectral.cupy_anchor(alg, cp, cps, D, p)]
             elif alg == "sssp":  # no GPU peer: SciPy's own call, on the host
                 anchors = [("scipy dijkstra (host CPU)", lambda D=D: D,
                             lambda M, s=src: csgraph.dijkstra(M, indices=s))]
@@ -1241,7 +1276,9 @@ def run_gpu(args) -> int:
              "calls before it). Anchors: loops of cuSPARSE products through "
              "`cupyx.scipy.sparse` on the same matrix already on the GPU (PageRank with "
              "gblas's stopping rule, the L1 change read back each iteration; BFS with one "
-             "SpMV per level); SSSP (weights uniform in (0, 1], seeded) has no GPU peer, "
+             "SpMV per level; eigenvector, Katz and HITS centralities with their rule and "
+             "tolerance, the 2-norms kept on the device, Katz's alpha 0.5 / lambda_max); "
+             "SSSP (weights uniform in (0, 1], seeded) has no GPU peer, "
              "so its anchor is SciPy's `dijkstra` on the host's CPU. Every timing "
              "synchronizes the device; medians after a warm-up call.")
     path = write_results(args.name or "end_to_end_gpu",
@@ -1278,7 +1315,9 @@ def parser() -> argparse.ArgumentParser:
                    help="smoke test: Kronecker 10 and 14, the 3 smallest data graphs, "
                         "1 repeat, no first-ever table")
     p.add_argument("--gpu", action="store_true",
-                   help="pagerank, bfs and sssp on a GPU Matrix against cuSPARSE loops")
+                   help="pagerank, bfs and sssp (with --algorithms also hits, "
+                        "eigenvector_centrality, katz_centrality) on a GPU Matrix against "
+                        "cuSPARSE loops")
     p.add_argument("--no-cold", dest="cold", action="store_false",
                    help="skip the first call in a new process")
     p.add_argument("--no-first-ever", dest="first_ever", action="store_false",
