@@ -19,6 +19,10 @@ Every product is a pull SpMV over ``A'`` (each vertex gathers from its in-neighb
 
       a' = A' h;   a' = a' / |a'|_2;   h = A a';   stop when |a' - a|_1 < tol
 
+  and, when the changes predict more than :data:`KRYLOV_PREDICTED` iterations to go
+  (close singular values: meshes, road networks), Lanczos cycles on ``A' A`` from the
+  last iterate, to the same rule (:mod:`._krylov`).
+
 The stopping rules are the plain L1 change; NetworkX's (``|x' - x|_1 < n * tol``) is
 ``tol * n`` here (the NetworkX backend passes that, so it reproduces NetworkX's iterates).
 Each product is planned per iteration (``repeated_mxv``: the scores live in one dense
@@ -42,6 +46,11 @@ from .common import square_matrix
 from .pagerank import PowerIterationFailedConvergence
 
 __all__ = ["eigenvector_centrality", "hits", "katz_centrality"]
+
+#: HITS checks the rate of its power iteration every 10 iterations from this one on ...
+KRYLOV_CHECK_AFTER = 20
+#: ... and continues with Lanczos cycles when the rate predicts more iterations than this.
+KRYLOV_PREDICTED = 100
 
 
 def _check(tol, max_iter, call: str) -> None:
@@ -128,6 +137,52 @@ def _changes(launch, max_iter: int, dev: str):
         yield k, err
         if k < max_iter:
             pending = following if ahead else launch(k + 1)
+
+
+def _slow(errs: list, tol: float) -> bool:
+    """Whether the power iteration's changes ``errs`` (every 10 iterations from
+    :data:`KRYLOV_CHECK_AFTER` on) predict more than :data:`KRYLOV_PREDICTED` iterations
+    to reach ``tol``: the last 10 changes' mean rate, extrapolated."""
+    k = len(errs)
+    if k < KRYLOV_CHECK_AFTER or k % 10 or not errs[-1] > tol:
+        return False
+    if not errs[-11] > 0 or not math.isfinite(errs[-1]):
+        return False
+    rate = (errs[-1] / errs[-11]) ** 0.1
+    return rate >= 1.0 or math.log(tol / errs[-1]) / math.log(rate) > KRYLOV_PREDICTED
+
+
+def _hits_krylov(A, mul: str, a0, tol: float, budget: int, call: str, max_iter: int,
+                 dev: str):
+    """HITS's ``(h, a)`` Vectors by Lanczos cycles on ``A' A`` from ``a0`` within
+    ``budget`` products of ``A' A`` (raises as the power iteration does past it)."""
+    from ..core.operations import repeated_mxv
+    from ._krylov import dominant_eigenvector
+
+    xp = xp_for(dev)
+    n = A.shape[0]
+    ab, hb = xp.empty(n), xp.empty(n)  # the operands of the two products
+    hubs = repeated_mxv(A, _wrap(ab, dev), mul)
+    authorities = repeated_mxv(A.T, _wrap(hb, dev), mul)
+
+    def dense(y):
+        out = y.values.astype(np.float64, copy=True)
+        if y.present is not None:
+            out[~y.present] = 0.0
+        return out
+
+    def apply(v):
+        # A' (A v): the hubs of v, then the authorities of those hubs
+        xp.copyto(ab, v)
+        xp.copyto(hb, dense(hubs()))
+        return dense(authorities())
+
+    a, _, err = dominant_eigenvector(apply, a0, tol=tol, budget=budget, xp=xp)
+    if not err < tol:
+        raise _failed(call, max_iter, err, tol, _wrap(a, dev))
+    # h = A a
+    xp.copyto(ab, a)
+    return _wrap(dense(hubs()), dev), _wrap(a, dev)
 
 
 def _norm2(x) -> float:
@@ -382,10 +437,16 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
         power.step(hubs[dst](), hb[dst], hb[dst], state=scratch)
         return change
 
-    err = math.inf
+    err, errs = math.inf, []
     for k, err in _changes(launch, max_iter, dev):
         if err < tol:
             h, a = hv[k % 2], av[k % 2]
+            break
+        errs.append(err)
+        if _slow(errs, tol):
+            # close singular values: Lanczos cycles from a_k for the rest of the budget
+            h, a = _hits_krylov(A, mul, xp.array(ab[k % 2]), tol, max_iter - k, call,
+                                max_iter, dev)
             break
     else:
         raise _failed(call, max_iter, err, tol, av[max_iter % 2])

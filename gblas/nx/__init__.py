@@ -35,6 +35,7 @@ FUNCTIONS = {
                 "the iterates are NetworkX's. Declined: ``nstart``, ``dangling``, a "
                 "callable ``weight``.",
     "hits": "Power iteration on the singular vectors (``a = A' h``, ``h = A a``) to 1e-13, "
+            "continued by Lanczos cycles on ``A' A`` when the singular values are close, "
             "instead of ARPACK.",
     "eigenvector_centrality": "NetworkX's iteration over ``A + I`` and stopping rule.",
     "eigenvector_centrality_numpy": "Power iteration over ``A + I`` to 1e-13 instead of "

@@ -72,7 +72,8 @@ def pagerank(G, alpha=0.85, personalization=None, max_iter=100, tol=1.0e-6, nsta
 def hits(G, max_iter=100, tol=1.0e-8, nstart=None, normalized=True):
     """``nx.hits``: hubs and authorities, the dominant singular vectors of the adjacency
     (parallel edges summed, weights from the ``weight`` attribute as NetworkX reads
-    them), by :func:`gblas.algorithms.hits` iterated to 1e-13.
+    them), by :func:`gblas.algorithms.hits` iterated to 1e-13 (Lanczos cycles where the
+    power iteration would be slow).
 
     Examples
     --------

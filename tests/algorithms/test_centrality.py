@@ -113,3 +113,58 @@ def test_unconverged_scores_are_the_last_iterate(device, call, max_iter):
         x1 = (x0 + y) / np.linalg.norm(x0 + y) if call == "eigenvector" else 0.05 * y + 1
         if max_iter == 1:
             np.testing.assert_allclose(got[0], x1, rtol=1e-13)
+
+
+def _mesh(rows: int, cols: int):
+    """A grid with both diagonals of every other cell: close leading singular values, as
+    in meshes and road networks."""
+    G = nx.grid_2d_graph(rows, cols)
+    for i in range(0, rows - 1, 2):
+        for j in range(0, cols - 1, 2):
+            G.add_edge((i, j), (i + 1, j + 1))
+    G = nx.convert_node_labels_to_integers(G)
+    n = G.number_of_nodes()
+    return n, sp.csr_array(nx.to_scipy_sparse_array(G, nodelist=range(n), weight=None))
+
+
+def test_hits_close_singular_values_take_lanczos_cycles(device, monkeypatch):
+    """On a mesh the power iteration would need thousands of iterations; HITS sees the
+    rate and finishes with Lanczos cycles, within the default max_iter, to the SVD's
+    answer."""
+    import scipy.sparse.linalg as sla
+
+    from gblas.algorithms import centrality
+
+    n, S = _mesh(30, 40)
+    # the power iteration's rate: (sigma_2 / sigma_1)^2 per iteration
+    sig = np.sort(sla.svds(S.astype(float), k=2, return_singular_vectors=False))
+    assert (sig[0] / sig[1]) ** 2 > 0.99
+    taken = []
+    real = centrality._hits_krylov
+    monkeypatch.setattr(centrality, "_hits_krylov",
+                        lambda *a, **k: taken.append(a[4]) or real(*a, **k))
+    A = gb.Matrix.from_scipy(S).to(device)
+    h, a = gb.algorithms.hits(A, tol=1e-12)
+    assert taken and taken[0] < 1000  # switched, with the rest of the budget
+    _, _, vt = sla.svds(S.astype(float), k=1, tol=1e-14)
+    want = np.abs(vt.ravel())
+    np.testing.assert_allclose(a.to("cpu").to_dense(), want / want.sum(), atol=1e-10)
+    hw = S @ want
+    np.testing.assert_allclose(h.to("cpu").to_dense(), hw / hw.sum(), atol=1e-10)
+
+
+def test_hits_lanczos_budget_is_max_iter():
+    n, S = _mesh(30, 40)
+    with pytest.raises(PowerIterationFailedConvergence, match="max_iter=40") as e:
+        gb.algorithms.hits(gb.Matrix.from_scipy(S), tol=1e-15, max_iter=40)
+    assert e.value.iterations == 40 and e.value.ranks.size == n
+
+
+def test_hits_fast_graphs_stay_on_the_power_iteration(monkeypatch):
+    from gblas.algorithms import centrality
+
+    monkeypatch.setattr(centrality, "_hits_krylov", None)  # would fail if called
+    G, A = _graph(5, n=60, p=0.2)
+    hubs, auths = nx.hits(G, tol=1e-12, max_iter=10_000)
+    h, a = gb.algorithms.hits(A, tol=1e-12)
+    _close(a, auths, 60, 1e-8)

@@ -1,0 +1,113 @@
+"""The dominant eigenvector of a symmetric positive semi-definite operator by restarted
+Lanczos iterations, for the power iterations whose two leading eigenvalues are close.
+
+A power iteration shrinks the error by ``lambda_2 / lambda_1`` per product; on meshes and
+road networks that ratio is near 1 (delaunay-n16's ``A' A``: 0.981, so HITS needs about
+1,200 iterations for an L1 change of 1e-10).  A Lanczos cycle of ``m`` products builds the
+Krylov space of its start, whose best vector converges like the Chebyshev polynomial of
+degree ``m``: about ``sqrt(lambda_1 / (lambda_1 - lambda_2))`` products per digit instead
+of ``lambda_1 / (lambda_1 - lambda_2)``.
+
+Each cycle keeps its ``m`` basis vectors (orthogonalized twice against all before them,
+so no spurious copies of converged vectors appear), takes the Ritz vector of the largest
+Ritz value as the next start, and stops on the power iteration's own rule: the L1 change
+``|M y / |M y|_2 - y|_1`` of a unit vector ``y`` under one more product.  Device-agnostic:
+``xp`` is NumPy or CuPy, and the operator is any function of a dense array.
+
+Reference (ideas): Saad, "Numerical Methods for Large Eigenvalue Problems" (2011), ch. 6
+(Lanczos with full reorthogonalization, explicit restarts).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["LANCZOS_STEPS", "dominant_eigenvector"]
+
+#: Products per Lanczos cycle (its basis holds this many vectors of the operator's size).
+LANCZOS_STEPS = 24
+
+
+def _unit(v, xp):
+    nrm = float(xp.sqrt((v * v).sum()))
+    return v / (nrm or 1.0)
+
+
+def dominant_eigenvector(apply: Callable, v0, *, tol: float, budget: int, xp,
+                         steps: int = LANCZOS_STEPS) -> tuple:
+    """The unit eigenvector of the largest eigenvalue of the symmetric positive
+    semi-definite operator ``apply``, from the start ``v0``.
+
+    Parameters
+    ----------
+    apply : callable
+        ``apply(v)`` returns ``M v`` as a new dense float64 array (``xp``'s).
+    v0 : array
+        The start (any nonzero vector; a power iteration's last iterate is a good one).
+    tol : float
+        Stop when a unit vector ``y`` moves by less than ``tol`` (L1) under one more
+        normalized product: the power iteration's rule.
+    budget : int
+        Most products.
+    xp : module
+        NumPy or CuPy.
+    steps : int, default :data:`LANCZOS_STEPS`
+        Products per cycle.
+
+    Returns
+    -------
+    (x, used, err)
+        ``x`` the last normalized product ``M y / |M y|_2`` (its sum made non-negative),
+        ``used`` the products spent, ``err`` the last L1 change (``err < tol`` when it
+        converged within ``budget``).
+
+    Examples
+    --------
+    >>> M = np.diag([3.0, 2.99, 1.0])
+    >>> x, used, err = dominant_eigenvector(lambda v: M @ v, np.ones(3), tol=1e-12,
+    ...                                     budget=50, xp=np)
+    >>> np.round(x, 8).tolist(), err < 1e-12, used < 50
+    ([1.0, 0.0, 0.0], True, True)
+    """
+    n = int(v0.shape[0])
+    v = _unit(xp.asarray(v0, dtype=np.float64), xp)
+    used, err = 0, math.inf
+    while used < budget:
+        m = max(1, min(steps, budget - used - 1, n))
+        basis = xp.empty((m, n))
+        basis[0] = v
+        alpha, beta = np.zeros(m), np.zeros(m)
+        k = m
+        for j in range(m):
+            w = apply(basis[j])
+            used += 1
+            # w -= V V' w, twice (one pass leaves rounding along the converged vectors)
+            c = basis[:j + 1] @ w
+            w = w - c @ basis[:j + 1]
+            c2 = basis[:j + 1] @ w
+            w = w - c2 @ basis[:j + 1]
+            alpha[j] = float(c[j] + c2[j])
+            beta[j] = float(xp.sqrt((w * w).sum()))
+            if j + 1 == m or beta[j] <= 1e-13 * max(abs(alpha[j]), 1e-300):
+                k = j + 1  # the space is invariant (or the cycle is full)
+                break
+            basis[j + 1] = w / beta[j]
+        # the Ritz vector of the largest Ritz value: T s = theta s, y = V s
+        T = np.diag(alpha[:k]) + np.diag(beta[:k - 1], 1) + np.diag(beta[:k - 1], -1)
+        _, vecs = np.linalg.eigh(T)
+        y = _unit(xp.asarray(vecs[:, -1]) @ basis[:k], xp)
+        if float(y.sum()) < 0:
+            y = -y
+        if used >= budget:
+            return y, used, err
+        # the power rule at y: one more normalized product
+        z = _unit(apply(y), xp)
+        used += 1
+        err = float(xp.abs(z - y).sum())
+        v = z
+        if err < tol:
+            break
+    return v, used, err
