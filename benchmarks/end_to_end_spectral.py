@@ -194,12 +194,16 @@ def check(alg: str, g, ours, theirs) -> tuple[bool, str]:
 GPU_ALGORITHMS = ("hits", "eigenvector_centrality", "katz_centrality")
 #: HITS's tolerance on both sides of the GPU table (gblas's default).
 HITS_TOL = 1e-10
+#: Most iterations of a cupyx loop (it raises past them, so that an unconverged answer is
+#: never compared).
+CUPY_MAX_ITER = 20_000
 
 
 def _cupy_power(cp, AT, x, *, add_x=False, scale=1.0, b=None, normalize=False,
-                limit=0.0, max_iter=1000):
+                limit=0.0, max_iter=CUPY_MAX_ITER):
     """A power iteration of cuSPARSE products ``AT @ x`` with NumPy-style vector work,
-    the 2-norm kept on the device and the L1 change read back once per iteration."""
+    the 2-norm kept on the device and the L1 change read back once per iteration
+    (``RuntimeError`` when ``max_iter`` iterations do not reach ``limit``)."""
     for _ in range(max_iter):
         y = scale * (AT @ x)
         if add_x:
@@ -212,8 +216,8 @@ def _cupy_power(cp, AT, x, *, add_x=False, scale=1.0, b=None, normalize=False,
         err = float(cp.abs(y - x).sum())
         x = y
         if err < limit:
-            break
-    return x
+            return x
+    raise RuntimeError(f"no convergence within {max_iter} iterations (L1 change {err:.3g})")
 
 
 def cupy_anchor(alg: str, cp, cps, S, p: dict):
@@ -227,7 +231,7 @@ def cupy_anchor(alg: str, cp, cps, S, p: dict):
     if alg == "eigenvector_centrality":
         return name, lambda: AT, lambda M: _cupy_power(
             cp, M, cp.full(n, 1.0 / n), add_x=True, normalize=True, limit=n * NX_TOL,
-            max_iter=100)
+            max_iter=100)  # NetworkX's, as gblas's call
     if alg == "katz_centrality":
         def katz(M):
             x = _cupy_power(cp, M, cp.zeros(n), scale=p["katz_alpha"], b=cp.ones(n),
@@ -239,14 +243,14 @@ def cupy_anchor(alg: str, cp, cps, S, p: dict):
 
         def hits(M):
             h, a = cp.full(n, 1.0 / n), cp.zeros(n)
-            for _ in range(1000):
+            for _ in range(CUPY_MAX_ITER):
                 y = M @ h
                 y = y / cp.sqrt((y * y).sum())
                 err = float(cp.abs(y - a).sum())
                 a = y
                 h = A @ a
                 if err < HITS_TOL:
-                    break
-            return cp.stack([h / h.sum(), a / a.sum()])
+                    return cp.stack([h / h.sum(), a / a.sum()])
+            raise RuntimeError(f"no convergence within {CUPY_MAX_ITER} iterations")
         return name, lambda: AT, hits
     return None

@@ -178,3 +178,14 @@ def test_gpu_product_of_a_csr_far_larger_than_its_entries(transposed):
     got = gb.mxv(op(A.to("gpu")), x.to("gpu"), "plus_times").to("cpu")
     np.testing.assert_allclose(got.to_dense(), want.to_dense(), rtol=1e-12)
     assert np.array_equal(got.to_coo()[0], want.to_coo()[0])
+
+
+def test_power_step_refuses_short_arrays(device):
+    """A wrong-length operand is refused before the unchecked passes run."""
+    xp = xp_for(device)
+    step = get_kernel("power_step", "array", device)
+    x = xp.zeros(5)
+    with pytest.raises(ValueError, match=r"power_step: argument `out` expected shape \(5,\)"):
+        step(xp.zeros(5), None, x, None, 1.0, False, False, xp.empty(5), xp.empty(2))
+    with pytest.raises(ValueError, match=r"argument `state_out` expected shape \(2,\)"):
+        step(xp.zeros(5), None, x, None, 1.0, False, False, xp.empty(5), x, xp.empty(5))

@@ -32,6 +32,7 @@ import numba
 import numpy as np
 
 from ..registry import register
+from ..vector_checks import check_lengths
 from .jitcache import jit
 
 __all__ = ["pagerank_step", "power_step", "read_async"]
@@ -189,6 +190,8 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
     >>> x.tolist(), np.round(st, 12).tolist()
     ([0.6, 0.8], [0.0, 25.0])
     """
+    check_lengths("power_step", x.shape[0], state_out, y_values=y_values,
+                  y_present=y_present, b=b, z=z, out=out)
     big = x.shape[0] >= PARALLEL_SIZE
     ss = (_combine_parallel if big else _combine_sequential)(
         y_values, _EMPTY_BOOL if y_present is None else y_present, y_present is not None,

@@ -25,6 +25,7 @@ import functools
 import numpy as np
 
 from ..registry import register
+from ..vector_checks import check_lengths
 from . import codegen
 from .launch import blocks, dummy, sm_count
 
@@ -151,6 +152,8 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
     """
     import cupy as cp
 
+    check_lengths("power_step", x.shape[0], state_out, y_values=y_values,
+                  y_present=y_present, b=b, z=z, out=out)
     n = int(x.shape[0])
     if state_out is None:
         state_out = cp.empty(2, dtype=np.float64)
