@@ -251,3 +251,71 @@ def test_parents_levels_run_on_threads_only_from_the_minimum_thread_count(monkey
                                                     parallel_edges=64)
     assert stats_par.get("parallel", 0) >= (num_threads() > 1)
     np.testing.assert_array_equal(parent_par, parent)
+
+
+def _vec_dense(v, n):
+    """A VecData (dense with flags, or sparse) as an array with -1 where absent."""
+    out = np.full(n, -1, dtype=np.int64)
+    if v.indices is not None:
+        out[v.indices] = v.values
+    elif v.present is None:
+        out[:] = v.values
+    else:
+        out[v.present] = v.values[v.present]
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 400), st.integers(0, 600), st.integers(0, 2**32 - 1), st.booleans(),
+       st.sampled_from([None, 1]), st.booleans())
+def test_vectors_of_a_search_are_its_arrays_sparse_when_few_are_reached(
+        n, m, seed, parents, parallel_edges, transpose):
+    """Every route's Vector storage holds the levels (and parents) of its arrays; a
+    search reaching fewer than n / SPARSE_RESULT_SHARE vertices returns them sparse, its
+    reached ids sorted."""
+    from gblas.backends.cpu import traversal
+    from gblas.backends.cpu.reached import sparse_result
+
+    rng = np.random.default_rng(seed)
+    S = uniform_digraph(rng, n, m)
+    A = gb.Matrix.from_scipy(S)
+    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
+    s = int(rng.integers(0, n))
+    level, parent, stats = traversal.bfs_levels(A.csr(), get_AT, s, parents,
+                                                parallel_edges=parallel_edges)
+    lv, pv, _ = traversal.bfs_levels(A.csr(), get_AT, s, parents,
+                                     parallel_edges=parallel_edges, vectors=True)
+    np.testing.assert_array_equal(_vec_dense(lv, n), level)
+    reached = int((level >= 0).sum())
+    assert (lv.indices is not None) == sparse_result(reached, n)
+    if lv.indices is not None:
+        np.testing.assert_array_equal(lv.indices, np.flatnonzero(level >= 0))
+    if parents:
+        np.testing.assert_array_equal(_vec_dense(pv, n), parent)
+        assert (pv.indices is None) == (lv.indices is None)
+    else:
+        assert pv is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 1 << 40), st.data())
+def test_sorted_ids_is_a_sort(n, data):
+    from gblas.backends.cpu.reached import sorted_ids
+
+    k = data.draw(st.integers(0, min(n, 300)))
+    ids = np.array(data.draw(st.lists(st.integers(0, n - 1), min_size=k, max_size=k,
+                                      unique=True)), dtype=np.int64)
+    extra = data.draw(st.integers(0, 5))
+    order = np.concatenate([ids, np.zeros(extra, dtype=np.int64)])  # past count: unread
+    np.testing.assert_array_equal(sorted_ids(order, k, n), np.sort(ids))
+
+
+def test_bfs_reaching_few_vertices_returns_sparse_vectors():
+    """A Vector of the reached only: its storage is sparse, its entries are SciPy's."""
+    n = 5000
+    S = sp.csr_array((np.ones(40), (np.arange(40), np.arange(1, 41))), shape=(n, n))
+    levels, parents = gb.algorithms.bfs(gb.Matrix.from_scipy(S), 0, parents=True)
+    assert levels.nvals == parents.nvals == 41
+    assert levels._data.indices is not None
+    assert levels.to_dense(fill=-1)[:42].tolist() == list(range(41)) + [-1]
+    assert parents.to_dense(fill=-1)[1:41].tolist() == list(range(40))

@@ -41,6 +41,13 @@ from ..registry import VecData, register
 from .blocks import cost_bounds, num_threads, row_bounds, run_blocks
 from .jitcache import jit
 from .operands import uindex
+from .reached import (
+    SPARSE_RESULT_SHARE,
+    gather_levels,
+    gather_packed,
+    sorted_ids,
+    sparse_result,
+)
 from .traversal_seq import (
     STATE_SLOTS,
     UNVISITED,
@@ -145,8 +152,9 @@ def _push_search(ptr, idx, source, select, vectors, order):
     moves on only for a new vertex; else a branch on the visited test.  ``order``: the
     queue of every level, ``n + 1`` slots (one more for the select's store after the
     last vertex), touched only as far as the search goes.  Returns (level int32, the
-    levels as int64 and their flags when ``vectors``, else empty, the depth, the
-    vertices reached)."""
+    levels as int64 and their flags when ``vectors``, else empty; the sorted reached ids
+    when the levels are those of the reached only (:func:`.reached.sparse_result`),
+    else empty; the depth, the vertices reached)."""
     n = ptr.size - 1
     level = np.full(n, -1, dtype=np.int32)
     level[source] = 0
@@ -172,11 +180,15 @@ def _push_search(ptr, idx, source, select, vectors, order):
                     order[tail] = j
                     tail += 1
         head = end
-    if vectors:
+    ids = np.empty(0, dtype=np.int64)
+    if vectors and tail * SPARSE_RESULT_SHARE < n:
+        ids = sorted_ids(order, tail, n)
+        val, present = gather_levels(level, ids), np.empty(0, dtype=np.bool_)
+    elif vectors:
         val, present = _reached_entries(level)
     else:
         val, present = np.empty(0, dtype=np.int64), np.empty(0, dtype=np.bool_)
-    return level, val, present, depth, tail
+    return level, val, present, ids, depth, tail
 
 
 @jit()
@@ -341,13 +353,15 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
     select = nnz <= SELECT_MAX_DEGREE * n
     if get_AT is None and not parents and (select or threads == 1):
         queue = np.empty(n + 1, dtype=np.int32 if n < _INT32_MAX else np.int64)
-        level, val, present, depth, tail = _push_search(ptr, idx, source, select, vectors,
-                                                        queue)
+        level, val, present, ids, depth, tail = _push_search(ptr, idx, source, select,
+                                                             vectors, queue)
         stats = {"levels": max(depth - 1, 0), "push": depth, "pull": 0, "reached": tail}
         if select:
             stats["store"] = "select"
         if not vectors:
             return level, None, stats
+        if ids.size:
+            return VecData(n, ids, val, None), None, stats
         return VecData(n, None, val, present), None, stats
     # the queue of every level, touched only as far as the search goes (one slot more
     # for the select's store after the last vertex)
@@ -372,6 +386,10 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
             if not vectors:
                 level, parent = unpack(entry)
                 return level, parent, stats
+            if sparse_result(stats["reached"], n):
+                ids = sorted_ids(order, stats["reached"], n)
+                val, par = gather_packed(entry, ids)
+                return VecData(n, ids, val, None), VecData(n, ids.copy(), par, None), stats
             val, par, present, present_p = packed_entries(entry)
             return VecData(n, None, val, present), VecData(n, None, par, present_p), stats
         level, parent = unpack(entry)
@@ -421,15 +439,22 @@ def bfs_levels(A: Any, get_AT, source: int, parents: bool,
         if state[_TAIL] == state[_HEAD]:
             break
     stats["levels"] = int(state[_DEPTH]) - (1 if stats["push"] + stats["pull"] else 0)
-    return _result(level, parent if parents else None, state, stats, vectors)
+    return _result(level, parent if parents else None, order, state, stats, vectors)
 
 
-def _result(level, parent, state, stats: dict, vectors: bool) -> tuple[Any, Any, dict]:
-    """The search's outputs, as arrays or (``vectors``) as VecData of the reached."""
-    stats["reached"] = int(state[_TAIL])
+def _result(level, parent, order, state, stats: dict, vectors: bool) -> tuple[Any, Any, dict]:
+    """The search's outputs, as arrays or (``vectors``) as VecData of the reached
+    (sparse when few: :func:`.reached.sparse_result`; ``order`` lists them)."""
+    stats["reached"] = reached = int(state[_TAIL])
     if not vectors:
         return level, parent, stats
     n = level.size
+    if sparse_result(reached, n):
+        ids = sorted_ids(order, reached, n)
+        return (VecData(n, ids, gather_levels(level, ids), None),
+                None if parent is None else VecData(n, ids.copy(),
+                                                     gather_levels(parent, ids), None),
+                stats)
     val, present = _reached_entries(level)
     return (VecData(n, None, val, present),
             None if parent is None else VecData(n, None, parent, present.copy()), stats)
