@@ -1212,8 +1212,19 @@ def run_gpu(args) -> int:
             fn = gblas_call(alg, p)
             fresh = timed(lambda D=D: gb.Matrix.from_scipy(D).to("gpu"), fn, args.repeat)
             if fresh.error:
-                rows.append([g.name, f"{n:,}", f"{D.nnz:,}", alg, "-", "-", "-", "-", "-",
-                             "-", f"**gblas FAILED**: {fresh.error}"])
+                text, peer = f"**gblas FAILED**: {fresh.error}", "-"
+                if (alg in spectral.GPU_ALGORITHMS
+                        and fresh.error.startswith("PowerIterationFailedConvergence")):
+                    # no convergence within max_iter: does the cupyx loop converge there?
+                    peer, prep, run = spectral.cupy_anchor(alg, cp, cps, D, p)
+                    m = measure(prep, run, repeat=1, warmup=False, budget=args.limit)
+                    if m.error:
+                        text = (f"no convergence on either side: gblas {fresh.error}; peer "
+                                f"{m.error}")
+                    else:
+                        text = f"**gblas FAILED** where the peer answered: {fresh.error}"
+                rows.append([g.name, f"{n:,}", f"{D.nnz:,}", alg, "-", "-", "-", peer, "-",
+                             "-", text])
                 continue
             same = [gb.Matrix.from_scipy(D).to("gpu")]
             prepared = timed(lambda same=same: same[0], fn, args.repeat)
