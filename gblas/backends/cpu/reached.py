@@ -1,12 +1,13 @@
 """A search's results as sparse Vectors when it reaches few vertices.
 
 A BFS returns its levels (and parents) as Vectors of the reached vertices.  The dense
-form writes every vertex (an int64 and a flag: 9 bytes each, 17 with parents), a pass
+form writes every vertex (an int64 and a flag: 9 bytes each, 18 with parents), a pass
 over ``n`` whatever the search read; right after the graph was converted those lines
-are out of the cache, and on uk-2007-05-100k (100K vertices, 5.6K reached from its
-largest out-degree) that pass took 40-80 us of a 160-210 us search.  The queue of a
-search already lists the reached vertices; sorted (a radix sort: the ids are bounded by
-``n``), they are the sparse Vector's indices, and the entries are gathered at them.
+are out of the cache.  The queue of a search already lists the reached vertices; sorted
+(a radix sort: the ids are bounded by ``n``), they are the sparse Vector's indices, and
+the entries are gathered at them.  On uk-2007-05-100k (100K vertices, 5.6K reached from
+its largest out-degree), a fresh Matrix's ``bfs`` took 222-227 instead of 247-322 us on
+2 cores (SciPy's ``breadth_first_order`` after the same conversion: 125-144 us).
 """
 
 from __future__ import annotations
@@ -19,9 +20,9 @@ __all__ = ["SPARSE_RESULT_SHARE", "gather_levels", "gather_packed", "sorted_ids"
            "sparse_result"]
 
 #: A search reaching fewer than ``n / SPARSE_RESULT_SHARE`` vertices returns sparse
-#: Vectors (a sort of the reached ids costs about what the dense pass does per vertex
-#: at a sixteenth of the vertices; from an eighth on the dense pass's cache misses
-#: dominate less).
+#: Vectors.  Not tuned: at an eighth the sparse form moves about 6 bytes per vertex of
+#: the graph (16 per reached id and entry, written and sorted in two passes) against the
+#: dense pass's 13 (the level read, the entry and flag written).
 SPARSE_RESULT_SHARE = 8
 
 #: Bits per pass of the radix sort (2048 buckets: their counts stay in the L1 cache).
