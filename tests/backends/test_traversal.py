@@ -74,6 +74,16 @@ def test_levels_only_search_stores_through_a_select_on_sparse_graphs(n, m, seed)
     np.testing.assert_array_equal(gb.algorithms.bfs(A, s).to_dense(fill=-1), want)
 
 
+def _random_search(seed: int, n: int, m: int, transpose: bool):
+    """A uniform random digraph of ``n`` vertices and ``m`` edges (SciPy, Matrix), its
+    transpose's getter (None unless ``transpose``) and a random source."""
+    rng = np.random.default_rng(seed)
+    S = uniform_digraph(rng, n, m)
+    A = gb.Matrix.from_scipy(S)
+    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
+    return S, A, get_AT, int(rng.integers(0, n))
+
+
 @settings(max_examples=120, deadline=None)
 @given(st.integers(1, 120), st.integers(0, 2000), st.integers(0, 2**32 - 1), st.booleans(),
        st.booleans())
@@ -84,11 +94,7 @@ def test_parallel_push_levels(n, m, seed, transpose, parents):
     from gblas.backends.cpu import traversal
     from gblas.backends.cpu.blocks import num_threads
 
-    rng = np.random.default_rng(seed)
-    S = uniform_digraph(rng, n, m)
-    A = gb.Matrix.from_scipy(S)
-    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
-    s = int(rng.integers(0, n))
+    S, A, get_AT, s = _random_search(seed, n, m, transpose)
     level, parent, stats = traversal.bfs_levels(A.csr(), get_AT, s, parents,
                                                 parallel_edges=1)
     want = scipy_bfs_levels(S, s)
@@ -276,11 +282,7 @@ def test_vectors_of_a_search_are_its_arrays_sparse_when_few_are_reached(
     from gblas.backends.cpu import traversal
     from gblas.backends.cpu.reached import sparse_result
 
-    rng = np.random.default_rng(seed)
-    S = uniform_digraph(rng, n, m)
-    A = gb.Matrix.from_scipy(S)
-    get_AT = (lambda: A.csr(transposed=True)) if transpose else None
-    s = int(rng.integers(0, n))
+    _, A, get_AT, s = _random_search(seed, n, m, transpose)
     level, parent, stats = traversal.bfs_levels(A.csr(), get_AT, s, parents,
                                                 parallel_edges=parallel_edges)
     lv, pv, _ = traversal.bfs_levels(A.csr(), get_AT, s, parents,
