@@ -25,10 +25,24 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["LANCZOS_STEPS", "dominant_eigenvector"]
+__all__ = ["LANCZOS_BASIS_BYTES", "LANCZOS_STEPS", "cycle_steps", "dominant_eigenvector"]
 
-#: Products per Lanczos cycle (its basis holds this many vectors of the operator's size).
+#: Products per Lanczos cycle (its basis holds this many vectors of the operator's size) ...
 LANCZOS_STEPS = 24
+#: ... fewer where the basis would take more than this many bytes (at least 4 vectors).
+LANCZOS_BASIS_BYTES = 1 << 30
+
+
+def cycle_steps(n: int, steps: int = LANCZOS_STEPS) -> int:
+    """Products per cycle for an operator of size ``n``: ``steps``, fewer where the basis
+    of float64 vectors would exceed :data:`LANCZOS_BASIS_BYTES` (never below 4).
+
+    Examples
+    --------
+    >>> cycle_steps(1_000), cycle_steps(2**25), cycle_steps(2**30)
+    (24, 4, 4)
+    """
+    return max(4, min(steps, LANCZOS_BASIS_BYTES // (8 * max(n, 1))))
 
 
 def _unit(v, xp):
@@ -37,7 +51,7 @@ def _unit(v, xp):
 
 
 def dominant_eigenvector(apply: Callable, v0, *, tol: float, budget: int, xp,
-                         steps: int = LANCZOS_STEPS) -> tuple:
+                         steps: int | None = None) -> tuple:
     """The unit eigenvector of the largest eigenvalue of the symmetric positive
     semi-definite operator ``apply``, from the start ``v0``.
 
@@ -54,8 +68,8 @@ def dominant_eigenvector(apply: Callable, v0, *, tol: float, budget: int, xp,
         Most products.
     xp : module
         NumPy or CuPy.
-    steps : int, default :data:`LANCZOS_STEPS`
-        Products per cycle.
+    steps : int, optional
+        Products per cycle (default :func:`cycle_steps` of the operator's size).
 
     Returns
     -------
@@ -73,6 +87,7 @@ def dominant_eigenvector(apply: Callable, v0, *, tol: float, budget: int, xp,
     ([1.0, 0.0, 0.0], True, True)
     """
     n = int(v0.shape[0])
+    steps = cycle_steps(n) if steps is None else steps
     v = _unit(xp.asarray(v0, dtype=np.float64), xp)
     used, err = 0, math.inf
     while used < budget:
