@@ -116,7 +116,43 @@ def _algorithm_tasks(device: str = "cpu") -> list[WarmupTask]:
         WarmupTask("pagerank on each format", lambda: [
             _pinned(fmt, alg.pagerank, A) for fmt in _formats(device)
             for A in _matrices(device=device)]),
+        WarmupTask("hits, katz, eigenvector", lambda: _power_iterations(device)),
     ]
+
+
+def _power_iterations(device: str) -> None:
+    """The spectral centralities on the warm-up graphs (a few iterations: their steps
+    and products compile whether or not they converge), and on the CPU the fused step's
+    and the sparse BFS results' kernels for vectors above the parallel threshold."""
+    import functools
+
+    from . import algorithms as alg
+    from .algorithms import PowerIterationFailedConvergence
+
+    calls = (functools.partial(alg.hits, max_iter=3),
+             functools.partial(alg.katz_centrality, alpha=1e-3, max_iter=3),
+             functools.partial(alg.eigenvector_centrality, max_iter=3))
+    graphs = _matrices(device=device) + [_undirected(S, device) for S in _graphs().values()]
+    for A in graphs:
+        for call in calls:
+            try:
+                call(A)
+            except PowerIterationFailedConvergence:
+                pass
+    if device != "cpu":
+        return
+    from .backends.cpu.reached import gather_levels, gather_packed, sorted_ids
+    from .backends.cpu.vector_kernels import PARALLEL_SIZE
+    from .backends.registry import get_kernel
+
+    n = PARALLEL_SIZE
+    step, x = get_kernel("power_step", "array", "cpu"), np.ones(n)
+    for present, b in ((None, None), (np.ones(n, dtype=np.bool_), np.ones(n))):
+        step(np.ones(n), present, x, b, 1.0, False, True, np.empty(n), x)
+    ids = sorted_ids(np.arange(8, dtype=np.int32), 8, 8)
+    gather_levels(np.zeros(8, dtype=np.int32), ids)
+    gather_levels(np.zeros(8, dtype=np.int64), ids)
+    gather_packed(np.zeros(8, dtype=np.int64), ids)
 
 
 def _parallel_bfs(A):

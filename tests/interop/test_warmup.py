@@ -71,3 +71,15 @@ def test_gpu_steps_fill_cupys_cache(tmp_path):
     assert r.returncode == 0, r.stderr[-2000:]
     assert r.stdout.strip() == "['bfs', 'pagerank']"
     assert any(p.is_file() for p in (tmp_path / "cupy").rglob("*"))
+
+
+def test_power_iterations_step_compiles_their_kernels():
+    """The spectral centralities' step runs the algorithms and, on the CPU, compiles the
+    fused step above the parallel threshold and the sparse BFS results' kernels."""
+    from gblas.backends.cpu import reached, vector_kernels
+
+    (task,) = [t for t in warmup_tasks("cpu") if t.name == "hits, katz, eigenvector"]
+    task.run()
+    for fn in (vector_kernels._combine_parallel, vector_kernels._update_parallel,
+               reached.sorted_ids, reached.gather_levels, reached.gather_packed):
+        assert fn.signatures, fn
