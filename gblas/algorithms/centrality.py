@@ -144,8 +144,8 @@ def _slow(errs: list, tol: float) -> bool:
     :data:`KRYLOV_CHECK_AFTER` on) predict more than :data:`KRYLOV_PREDICTED` iterations
     to reach ``tol``: the last 10 changes' mean rate, extrapolated."""
     k = len(errs)
-    if k < KRYLOV_CHECK_AFTER or k % 10 or not errs[-1] > tol:
-        return False
+    if k < KRYLOV_CHECK_AFTER or k % 10 or not errs[-1] > tol or not tol > 0:
+        return False  # (tol 0: only an exact fixed point stops, as the iteration has it)
     if not errs[-11] > 0 or not math.isfinite(errs[-1]):
         return False
     rate = (errs[-1] / errs[-11]) ** 0.1

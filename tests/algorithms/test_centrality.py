@@ -168,3 +168,10 @@ def test_hits_fast_graphs_stay_on_the_power_iteration(monkeypatch):
     hubs, auths = nx.hits(G, tol=1e-12, max_iter=10_000)
     h, a = gb.algorithms.hits(A, tol=1e-12)
     _close(a, auths, 60, 1e-8)
+
+
+def test_hits_tol_zero_keeps_the_power_iteration():
+    """tol=0 stops only at an exact fixed point: no rate to extrapolate, no switch."""
+    n, S = _mesh(6, 7)
+    with pytest.raises(PowerIterationFailedConvergence, match="max_iter=60"):
+        gb.algorithms.hits(gb.Matrix.from_scipy(S), tol=0, max_iter=60)
