@@ -1,5 +1,7 @@
-"""The dominant eigenvector of a symmetric positive semi-definite operator by restarted
-Lanczos iterations, for the power iterations whose two leading eigenvalues are close.
+"""The eigenvector of the largest eigenvalue of a symmetric operator by restarted Lanczos
+iterations, for the power iterations whose two leading eigenvalues are close (HITS's
+``A' A``; eigenvector centrality's ``A + I`` of an undirected graph, whose Perron root is
+its largest eigenvalue).
 
 A power iteration shrinks the error by ``lambda_2 / lambda_1`` per product; on meshes and
 road networks that ratio is near 1 (delaunay-n16's ``A' A``: 0.981, so HITS needs about
@@ -52,8 +54,8 @@ def _unit(v, xp):
 
 def dominant_eigenvector(apply: Callable, v0, *, tol: float, budget: int, xp,
                          steps: int | None = None) -> tuple:
-    """The unit eigenvector of the largest eigenvalue of the symmetric positive
-    semi-definite operator ``apply``, from the start ``v0``.
+    """The unit eigenvector of the largest (algebraic) eigenvalue of the symmetric
+    operator ``apply``, from the start ``v0``.
 
     Parameters
     ----------

@@ -165,24 +165,47 @@ def _hits_krylov(A, mul: str, a0, tol: float, budget: int, call: str, max_iter: 
     hubs = repeated_mxv(A, _wrap(ab, dev), mul)
     authorities = repeated_mxv(A.T, _wrap(hb, dev), mul)
 
-    def dense(y):
-        out = y.values.astype(np.float64, copy=True)
-        if y.present is not None:
-            out[~y.present] = 0.0
-        return out
-
     def apply(v):
         # A' (A v): the hubs of v, then the authorities of those hubs
         xp.copyto(ab, v)
-        xp.copyto(hb, dense(hubs()))
-        return dense(authorities())
+        xp.copyto(hb, _values(hubs()))
+        return _values(authorities())
 
     a, _, err = dominant_eigenvector(apply, a0, tol=tol, budget=budget, xp=xp)
     if not err < tol:
         raise _failed(call, max_iter, err, tol, _wrap(a, dev))
     # h = A a
     xp.copyto(ab, a)
-    return _wrap(dense(hubs()), dev), _wrap(a, dev)
+    return _wrap(_values(hubs()), dev), _wrap(a, dev)
+
+
+def _eigen_krylov(A, x0, tol: float, budget: int, call: str, max_iter: int, dev: str):
+    """Eigenvector centrality's Vector by Lanczos cycles on ``A + I`` (``A`` symmetric)
+    from ``x0`` within ``budget`` products (raises as the power iteration does past it)."""
+    from ..core.operations import repeated_mxv
+    from ._krylov import dominant_eigenvector
+
+    xp = xp_for(dev)
+    xb = xp.empty(A.shape[0])
+    product = repeated_mxv(A.T, _wrap(xb, dev), _mul(A))
+
+    def apply(v):
+        # (A + I) v = v + A' v
+        xp.copyto(xb, v)
+        return v + _values(product())
+
+    x, _, err = dominant_eigenvector(apply, x0, tol=tol, budget=budget, xp=xp)
+    if not err < tol:
+        raise _failed(call, max_iter, err, tol, _wrap(x, dev))
+    return _wrap(x, dev)
+
+
+def _values(y):
+    """A product's VecData as a new dense float64 array (0 where it has no entry)."""
+    out = y.values.astype(np.float64, copy=True)
+    if y.present is not None:
+        out[~y.present] = 0.0
+    return out
 
 
 def _norm2(x) -> float:
@@ -198,9 +221,15 @@ def _failed(call: str, max_iter: int, err: float, tol: float, x):
         f"{err:.3g}, needed < tol = {tol:.3g}). Raise max_iter or tol.", x, max_iter)
 
 
-def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None):
+def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None, *,
+                           krylov: bool = True):
     """Eigenvector centrality (left dominant eigenvector of ``A``) by power iteration
     over ``A + I``, as NetworkX iterates it.
+
+    On a matrix known to be symmetric (:attr:`gblas.Matrix.known_symmetric`: an
+    undirected graph) whose iteration would be slow (close leading eigenvalues: meshes,
+    road networks), it continues with Lanczos cycles from its last iterate, to the same
+    rule and within the same ``max_iter`` (see :func:`hits`).
 
     Parameters
     ----------
@@ -213,6 +242,9 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
         Most iterations.
     start : array_like, optional
         Starting scores (scaled to sum 1); default all ones.
+    krylov : bool, default True
+        Allow the Lanczos cycles (False: NetworkX's iterates only, as its own call,
+        which stops at ``max_iter`` where they are slow).
 
     Returns
     -------
@@ -264,10 +296,16 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
         return power.step(y, bufs[src], bufs[dst], add_x=True, normalize=True,
                           state=states[dst])
 
-    err = math.inf
+    err, errs = math.inf, []
+    symmetric = krylov and A.known_symmetric
     for k, err in _changes(launch, max_iter, dev):
         if err < tol:
             return vecs[k % 2]
+        errs.append(err)
+        if symmetric and _slow(errs, tol):
+            # close leading eigenvalues: Lanczos cycles on A + I from x_k
+            return _eigen_krylov(A, xp.array(bufs[k % 2]), tol, max_iter - k, call,
+                                 max_iter, dev)
     raise _failed(call, max_iter, err, tol, vecs[max_iter % 2])
 
 

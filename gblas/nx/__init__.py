@@ -38,8 +38,10 @@ FUNCTIONS = {
             "continued by Lanczos cycles on ``A' A`` when the singular values are close, "
             "instead of ARPACK.",
     "eigenvector_centrality": "NetworkX's iteration over ``A + I`` and stopping rule.",
-    "eigenvector_centrality_numpy": "Power iteration over ``A + I`` to 1e-13 instead of "
-                                    "ARPACK (declined when it does not converge).",
+    "eigenvector_centrality_numpy": "Power iteration over ``A + I`` to 1e-13 (continued by "
+                                    "Lanczos cycles on an undirected graph where it is "
+                                    "slow) instead of ARPACK (declined when it does not "
+                                    "converge).",
     "katz_centrality": "NetworkX's iteration and stopping rule.",
     "katz_centrality_numpy": "The Katz iteration to 1e-14 instead of a dense solve "
                              "(declined when ``alpha`` is too large to converge).",

@@ -129,8 +129,9 @@ def eigenvector_centrality(G, max_iter=100, tol=1.0e-6, nstart=None, weight=None
             raise nx.NetworkXError("initial vector cannot have all zero values")
         start = np.array([nstart.get(v, 0) for v in G.nodes], dtype=np.float64)
     A = G.matrix(weight, "plus", device=device())
+    # NetworkX's iterates only (no Lanczos cycles): it fails where they are slow
     x = _iterate(gb_eig, A, nx.PowerIterationFailedConvergence(max_iter), tol=n * tol,
-                 max_iter=max_iter, start=start)
+                 max_iter=max_iter, start=start, krylov=False)
     return node_dict(G, x.to_dense())
 
 

@@ -175,3 +175,30 @@ def test_hits_tol_zero_keeps_the_power_iteration():
     n, S = _mesh(6, 7)
     with pytest.raises(PowerIterationFailedConvergence, match="max_iter=60"):
         gb.algorithms.hits(gb.Matrix.from_scipy(S), tol=0, max_iter=60)
+
+
+def test_eigenvector_on_a_known_symmetric_mesh_takes_lanczos_cycles(device, monkeypatch):
+    """An undirected mesh (known symmetric): the power iteration's rate predicts hundreds
+    of iterations, so it continues with Lanczos cycles on A + I, to eigsh's vector; not
+    known symmetric, or with krylov=False, it stays NetworkX's iteration."""
+    import scipy.sparse.linalg as sla
+
+    from gblas.algorithms import centrality
+
+    n, S = _mesh(30, 40)
+    taken = []
+    real = centrality._eigen_krylov
+    monkeypatch.setattr(centrality, "_eigen_krylov",
+                        lambda *a, **k: taken.append(a[3]) or real(*a, **k))
+    A = gb.Matrix.from_scipy(S)._mark_symmetric().to(device)
+    assert A.known_symmetric
+    x = gb.algorithms.eigenvector_centrality(A, tol=1e-12, max_iter=1000)
+    assert taken and taken[0] < 1000
+    _, vec = sla.eigsh(S.astype(float) + sp.eye(n), k=1, which="LA", tol=1e-15)
+    want = np.abs(vec.ravel())
+    np.testing.assert_allclose(x.to("cpu").to_dense(), want, atol=1e-10)
+    taken.clear()
+    for M, kw in ((gb.Matrix.from_scipy(S).to(device), {}), (A, {"krylov": False})):
+        with pytest.raises(PowerIterationFailedConvergence):
+            gb.algorithms.eigenvector_centrality(M, tol=1e-12, max_iter=150, **kw)
+    assert not taken
