@@ -373,6 +373,11 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     if n == 0:
         return x
     xp = xp_for(dev)
+    plan = _katz_plan(A)
+    if plan.key is not None:
+        # the whole iteration in one launch (a GPU Matrix of up to 2^24 entries)
+        return _katz_fused(A, plan, _scores(x, xp), _scores(b, xp), float(alpha), tol,
+                           max_iter, normalized, call)
     bufs, vecs = _buffers(_scores(x, xp), xp, dev)
     barr = _scores(b, xp)
     products = [repeated_mxv(A.T, v, _mul(A)) for v in vecs]
@@ -402,6 +407,42 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
     if err > 10 * least:  # the change grew instead of shrinking
         raise _diverged(call, alpha, f"within max_iter={max_iter} iterations (L1 change "
                         f"{least:.3g} at its least, {err:.3g} at the end)", x, max_iter)
+    raise _failed(call, max_iter, err, tol, x)
+
+
+def _katz_plan(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6, max_iter: int = 1000,
+               start=None, normalized: bool = True):
+    """The Plan of ``katz_centrality(A, ...)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.algorithms import plan_katz
+
+    return plan_katz(square_matrix(A, "katz_centrality"), config.current())
+
+
+katz_centrality.__gblas_plan__ = _katz_plan
+
+
+def _katz_fused(A, plan, x0, b, alpha: float, tol: float, max_iter: int, normalized: bool,
+                call: str):
+    """Katz's scores from PageRank's fused loop (see :func:`~gblas.planner.algorithms.
+    plan_katz`): ``x' = A' (alpha x) + b`` until the L1 change is below ``tol``."""
+    from ..core import apply, executor
+
+    xp = xp_for(A.device)
+    AT = A.csr(transposed=True)  # row i: the in-neighbours of i
+    values, iso = None, 1.0  # a pattern: 1 per entry
+    if A.dtype != np.bool_:
+        values, iso = (None, float(AT.iso_value)) if AT.values is None else (AT.values, 0.0)
+    w = xp.full(A.shape[0], alpha)
+    r, it, err = executor.kernel(plan)(AT.indptr, AT.indices, values, iso, w, b, 0.0, tol,
+                                       max_iter, r0=x0)
+    x = _wrap(r, A.device)
+    if err < tol:
+        # x = x / |x|_2 (unchanged when the norm is 0)
+        return apply(x, "div", right=_norm2(x) or 1.0) if normalized else x
+    if not math.isfinite(err):
+        raise _diverged(call, alpha, f"within max_iter={max_iter} iterations (L1 change "
+                        f"{err:.3g})", x, max_iter)
     raise _failed(call, max_iter, err, tol, x)
 
 

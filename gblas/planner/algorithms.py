@@ -21,7 +21,7 @@ from ..config import Settings
 from . import cost
 from .plan import Plan
 
-__all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number",
+__all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number", "plan_katz",
            "plan_label_propagation", "plan_pagerank", "plan_triangle_count"]
 
 #: Up to this many entries a pagerank runs as one fused loop where the device has one:
@@ -169,6 +169,39 @@ def plan_pagerank(A, settings: Settings, *, callback: bool, resumed: bool) -> Pl
                "the ranks fit the cache, where no format built for the products pays")
     return Plan("pagerank", "csr", "pull", dev, KernelKey("pagerank", "csr", dev, "fused"),
                 reason=f"one fused loop on the CSR of A' ({A.nvals:,} entries: {because})")
+
+
+def plan_katz(A, settings: Settings) -> Plan:
+    """The Plan of ``gblas.algorithms.katz_centrality`` on ``A``: on the GPU, up to
+    :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries, the whole iteration in PageRank's
+    fused kernel (``x' = A' (x .* w) + c p`` with ``w = alpha``, ``p = beta`` and no
+    damping, ``c = 1``: Katz's ``x' = alpha A' x + beta``, alpha applied before the sum),
+    which replaces the host time of a product and a step per iteration; elsewhere the
+    loop of planned products and fused steps (NetworkX's iterates).
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_katz(A, config.current()).kernel     # the CPU keeps NetworkX's loop
+    ''
+    """
+    dev = A.device
+    why = _pinned(settings)
+    if why is None and dev != "gpu":
+        why = "NetworkX's iterates, one product and one fused step each"
+    if why is None and not has_kernel("pagerank", "csr", dev, "fused"):
+        why = f"no fused PageRank kernel registered for {dev}"
+    if why is None and A.nvals > FUSED_PAGERANK_MAX_ENTRIES_GPU:
+        why = f"{A.nvals:,} entries: above {FUSED_PAGERANK_MAX_ENTRIES_GPU:,}"
+    if why is not None:
+        return Plan("katz_centrality", "csr", "pull per iteration", dev, None,
+                    reason=f"loop of planned products ({why})")
+    return Plan("katz_centrality", "csr", "pull", dev,
+                KernelKey("pagerank", "csr", dev, "fused"),
+                reason=f"PageRank's fused loop on the CSR of A' ({A.nvals:,} entries: a "
+                       "product's fixed cost would dominate each iteration)")
 
 
 def _ranks_fit(A) -> bool:

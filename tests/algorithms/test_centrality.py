@@ -202,3 +202,18 @@ def test_eigenvector_on_a_known_symmetric_mesh_takes_lanczos_cycles(device, monk
         with pytest.raises(PowerIterationFailedConvergence):
             gb.algorithms.eigenvector_centrality(M, tol=1e-12, max_iter=150, **kw)
     assert not taken
+
+
+def test_katz_plan_per_device(device):
+    """On a GPU Matrix Katz runs in PageRank's fused loop (its plan says so), with the
+    loop's answers; on the CPU NetworkX's loop.  A diverging alpha is named on both."""
+    G, A = _graph(4, n=40, p=0.15)
+    M = A.to(device)
+    plan = gb.explain(gb.algorithms.katz_centrality, M, alpha=0.05)
+    assert plan.kernel == ("pagerank/csr/gpu/fused" if device == "gpu" else "")
+    got = gb.algorithms.katz_centrality(M, alpha=0.05, tol=1e-13)
+    want = gb.algorithms.katz_centrality(A, alpha=0.05, tol=1e-13)
+    np.testing.assert_allclose(got.to("cpu").to_dense(), want.to_dense(), rtol=1e-12)
+    K = gb.Matrix.from_dense(np.ones((10, 10)) - np.eye(10), missing=0).to(device)
+    with pytest.raises(PowerIterationFailedConvergence, match="the iteration diverges"):
+        gb.algorithms.katz_centrality(K, alpha=0.5, max_iter=2000)
