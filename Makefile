@@ -17,7 +17,8 @@ demo: $(STAMP)
 
 DOCTEST_PATHS := gblas/core gblas/algorithms gblas/semirings gblas/planner gblas/io \
 	gblas/formats gblas/csgraph gblas/dtypes.py gblas/exceptions.py gblas/config.py \
-	gblas/warmup.py gblas/backends/cpu gblas/backends/reference gblas/backends/vector_checks.py \
+	gblas/warmup.py gblas/_cache.py gblas/backends/cpu gblas/backends/reference \
+	gblas/backends/vector_checks.py \
 	gblas/nx gblas/commands \
 	gblas/hardware.py gblas/analysis gblas/distributed gblas/testing
 

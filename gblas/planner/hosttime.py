@@ -146,7 +146,7 @@ def machine_key() -> str:
 
 def record_path() -> Path | None:
     """The file of earlier processes' calls (None when the cache is off)."""
-    from ..backends.cpu.jitcache import cache_root
+    from .._cache import cache_root  # no compiler imported: this also runs at exit
 
     root = cache_root()
     return None if root is None else root / FILE_NAME

@@ -51,6 +51,8 @@ except ImportError:  # pragma: no cover - older Numba: its own unpickling
 from numba.core import types as nbtypes
 from numba.core.runtime import rtsys
 
+from ..._cache import cache_root  # (re-exported: the folder of everything cached)
+
 __all__ = ["JIT_OPTS", "jit", "cache_dir", "cache_root", "cache_stats", "clear_cache",
            "definition_key", "compile_stats", "Unkeyable"]
 
@@ -58,7 +60,6 @@ __all__ = ["JIT_OPTS", "jit", "cache_dir", "cache_root", "cache_stats", "clear_c
 #: released.  No ``fastmath``: it would reorder float sums and break min/max NaN semantics.
 JIT_OPTS = {"boundscheck": False, "error_model": "numpy", "nogil": True}
 
-_ENV = "GBLAS_CACHE_DIR"
 _PACKAGE = Path(__file__).resolve().parents[2]  # the gblas package folder
 #: Folders (relative to the package) whose code may be compiled into a kernel.
 _STAMPED = ("backends/cpu", "semirings")
@@ -69,24 +70,6 @@ class Unkeyable(Exception):
 
 
 # ------------------------------------------------------------------------ the cache's place
-
-
-def cache_root() -> Path | None:
-    """The gblas cache folder (None when caching is turned off with ``GBLAS_CACHE_DIR=off``).
-
-    Examples
-    --------
-    >>> isinstance(cache_root(), (Path, type(None)))
-    True
-    """
-    env = os.environ.get(_ENV)
-    if env is not None:
-        if env.strip().lower() in ("", "0", "off", "none", "false"):
-            return None
-        return Path(env).expanduser()
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
-    return base / "gblas"
 
 
 _WRITABLE: dict[Path, bool] = {}
