@@ -141,7 +141,8 @@ def _power_iterations(device: str) -> None:
                 pass
     if device != "cpu":
         return
-    from .backends.cpu.reached import gather_levels, gather_packed, sorted_ids
+    from .backends.cpu.reached import gather_levels, sorted_ids
+    from .backends.cpu.traversal_seq import gather_packed
     from .backends.cpu.vector_kernels import PARALLEL_SIZE
     from .backends.registry import get_kernel
 

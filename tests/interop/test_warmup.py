@@ -76,10 +76,10 @@ def test_gpu_steps_fill_cupys_cache(tmp_path):
 def test_power_iterations_step_compiles_their_kernels():
     """The spectral centralities' step runs the algorithms and, on the CPU, compiles the
     fused step above the parallel threshold and the sparse BFS results' kernels."""
-    from gblas.backends.cpu import reached, vector_kernels
+    from gblas.backends.cpu import reached, traversal_seq, vector_kernels
 
     (task,) = [t for t in warmup_tasks("cpu") if t.name == "hits, katz, eigenvector"]
     task.run()
     for fn in (vector_kernels._combine_parallel, vector_kernels._update_parallel,
-               reached.sorted_ids, reached.gather_levels, reached.gather_packed):
+               reached.sorted_ids, reached.gather_levels, traversal_seq.gather_packed):
         assert fn.signatures, fn

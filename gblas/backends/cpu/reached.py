@@ -16,8 +16,7 @@ import numpy as np
 
 from .jitcache import jit
 
-__all__ = ["SPARSE_RESULT_SHARE", "gather_levels", "gather_packed", "sorted_ids",
-           "sparse_result"]
+__all__ = ["SPARSE_RESULT_SHARE", "gather_levels", "sorted_ids", "sparse_result"]
 
 #: A search reaching fewer than ``n / SPARSE_RESULT_SHARE`` vertices returns sparse
 #: Vectors.  Not tuned: at an eighth the sparse form moves about 6 bytes per vertex of
@@ -82,15 +81,3 @@ def gather_levels(level, ids):
     for i in range(ids.size):
         out[i] = level[ids[i]]
     return out
-
-
-@jit()
-def gather_packed(entry, ids):
-    """The levels and parents of packed entries ``level << 32 | parent`` at ``ids``."""
-    level = np.empty(ids.size, dtype=np.int64)
-    parent = np.empty(ids.size, dtype=np.int64)
-    for i in range(ids.size):
-        x = entry[ids[i]]
-        level[i] = x >> 32
-        parent[i] = x & 0xFFFFFFFF
-    return level, parent

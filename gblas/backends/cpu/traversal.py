@@ -41,16 +41,11 @@ from ..registry import VecData, register
 from .blocks import cost_bounds, num_threads, row_bounds, run_blocks
 from .jitcache import jit
 from .operands import uindex
-from .reached import (
-    SPARSE_RESULT_SHARE,
-    gather_levels,
-    gather_packed,
-    sorted_ids,
-    sparse_result,
-)
+from .reached import SPARSE_RESULT_SHARE, gather_levels, sorted_ids, sparse_result
 from .traversal_seq import (
     STATE_SLOTS,
     UNVISITED,
+    gather_packed,
     packed_entries,
     packed_push,
     save_state,

@@ -23,8 +23,8 @@ import numpy as np
 
 from .jitcache import jit
 
-__all__ = ["LOOKAHEAD", "STATE_SLOTS", "UNVISITED", "packed_entries", "packed_push", "save_state",
-           "stop_here", "unpack"]
+__all__ = ["LOOKAHEAD", "STATE_SLOTS", "UNVISITED", "gather_packed", "packed_entries",
+           "packed_push", "save_state", "split_entry", "stop_here", "unpack"]
 
 #: The entry of an unvisited vertex: level field 2**31 - 1, above every depth.
 UNVISITED = np.int64(np.iinfo(np.int64).max)
@@ -156,6 +156,12 @@ def packed_push(ptr, idx, entry, order, state, alpha, beta, allow_pull, par_edge
     return touched
 
 
+@jit(inline="always")
+def split_entry(x):
+    """The level and parent of a visited vertex's entry ``level << 32 | parent``."""
+    return x >> 32, x & _LOW
+
+
 @jit()
 def unpack(entry):
     """The level (int32) and parent (int64) arrays of ``entry``, -1 where unvisited."""
@@ -164,9 +170,9 @@ def unpack(entry):
     parent = np.empty(n, dtype=np.int64)
     for i in range(n):
         x = entry[i]
-        seen = x != UNVISITED
-        level[i] = (x >> 32) if seen else -1
-        parent[i] = (x & _LOW) if seen else -1
+        lv, par = split_entry(x) if x != UNVISITED else (-1, -1)
+        level[i] = lv
+        parent[i] = par
     return level, parent
 
 
@@ -181,7 +187,19 @@ def packed_entries(entry):
     for i in range(n):
         x = entry[i]
         seen = x != UNVISITED
+        lv, par = split_entry(x) if seen else (-1, -1)
         present[i] = seen
-        level[i] = (x >> 32) if seen else -1
-        parent[i] = (x & _LOW) if seen else -1
+        level[i] = lv
+        parent[i] = par
     return level, parent, present, present.copy()
+
+
+@jit()
+def gather_packed(entry, ids):
+    """The levels and parents (int64) of the visited vertices ``ids``: a sparse result's
+    entries (:mod:`.reached`)."""
+    level = np.empty(ids.size, dtype=np.int64)
+    parent = np.empty(ids.size, dtype=np.int64)
+    for i in range(ids.size):
+        level[i], parent[i] = split_entry(entry[ids[i]])
+    return level, parent
