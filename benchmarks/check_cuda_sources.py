@@ -100,6 +100,7 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
         mxv,
         pagerank_loop,
         paths_fused,
+        power_fused,
         reductions,
         segmented,
         shards,
@@ -188,6 +189,10 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                pagerank_loop.pagerank_fused_source(np.dtype(ip), np.dtype(ix), group,
                                                    max(32, 4 * group)),
                ("gb_pagerank_fused",))
+        yield (f"power fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",
+               power_fused.power_fused_source(np.dtype(ip), np.dtype(ix), group,
+                                              max(32, 4 * group)),
+               ("gb_eigen_fused", "gb_hits_fused"))
     for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int64, 16)):
         yield (f"sssp fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",
                paths_fused.sssp_fused_source(np.dtype(ip), np.dtype(ix), group),

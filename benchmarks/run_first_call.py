@@ -68,7 +68,7 @@ print(json.dumps({"import": t1 - t0, "from_scipy": t2 - t1, "call": t3 - t2, "to
 _CUPYX_CHILD = """
 import json, sys, time
 import numpy as np, scipy.sparse as sp
-from benchmarks.run_end_to_end import _cupy_bfs, _cupy_pagerank
+from benchmarks.end_to_end_gpu import _cupy_bfs, _cupy_pagerank
 S = sp.csr_matrix(sp.load_npz(sys.argv[1]))
 alg = sys.argv[2]
 n = S.shape[0]

@@ -1,5 +1,6 @@
-"""Graphs shared by the BFS tests of both devices: random, power-law, a grid and a path
-(hundreds of one-vertex levels), as SciPy CSR arrays."""
+"""Graphs shared by tests: for the BFS tests of both devices random, power-law, a grid
+and a path (hundreds of one-vertex levels), as SciPy CSR arrays; for the one-launch
+power iterations random graphs with hubs."""
 
 from __future__ import annotations
 
@@ -57,3 +58,24 @@ def min_weight_csr(r: np.ndarray, c: np.ndarray, w: np.ndarray, n: int, *,
     first = np.ones(r.size, bool)
     first[1:] = (r[1:] != r[:-1]) | (c[1:] != c[:-1])
     return sp.csr_array((w[first], (r[first], c[first])), shape=(n, n))
+
+
+def hub_graph(kind: str, n: int, seed: int):
+    """A gblas Matrix (``kind`` "bool", "iso" or "weights") of random edges plus a few
+    hubs of in-degree 40 to 2,000 (rows of ``A'`` longer than a short row and than one
+    chunk of the one-launch kernels), and vertices without out-edges."""
+    import gblas as gb
+
+    rng = np.random.default_rng(seed)
+    m = 4 * n
+    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
+    hubs = rng.choice(n, 4, replace=False) if n >= 4 else []
+    for h, deg in zip(hubs, (40, 300, 700, 2000), strict=False):
+        src = rng.choice(n, min(deg, n), replace=False)
+        rows, cols = np.concatenate([rows, src]), np.concatenate([cols, np.full(src.size, h)])
+    keep = rows % 17 != 3  # dangling vertices
+    rows, cols = rows[keep], cols[keep]
+    if kind == "bool":
+        return gb.Matrix.from_coo(rows, cols, None, shape=(n, n), dup_op="any")
+    vals = np.full(rows.size, 2.5) if kind == "iso" else rng.random(rows.size) + 0.01
+    return gb.Matrix.from_coo(rows, cols, vals, shape=(n, n), dup_op="max")

@@ -29,6 +29,9 @@ Each product is planned per iteration (``repeated_mxv``: the scores live in one 
 array, rewritten in place), and the vector work after it is one fused step
 (``("power_step", "array", device)``: the sum, the norm, the division and the L1 change)
 whose change is the iteration's one read back: on a GPU every score stays on the device.
+On a GPU Matrix of up to 2^24 entries the planner runs the whole iteration in one
+launch instead (``plan_eigenvector``, ``plan_hits``, ``plan_katz``), where the host time
+of a planned product would dominate each iteration.
 References (ideas): LAGraph's ``LAGr_PageRank`` loop structure; Kleinberg, "Authoritative
 sources in a hyperlinked environment" (J. ACM 1999); Katz, "A new status index derived
 from sociometric analysis" (Psychometrika 1953).
@@ -226,7 +229,9 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     """Eigenvector centrality (left dominant eigenvector of ``A``) by power iteration
     over ``A + I``, as NetworkX iterates it.
 
-    On a matrix known to be symmetric (:attr:`gblas.Matrix.known_symmetric`: an
+    On a GPU Matrix of up to 2^24 entries the iteration runs in one kernel launch
+    (``gb.explain(gb.algorithms.eigenvector_centrality, A)`` shows which route).  On a
+    matrix known to be symmetric (:attr:`gblas.Matrix.known_symmetric`: an
     undirected graph) whose iteration would be slow (close leading eigenvalues: meshes,
     road networks), it continues with Lanczos cycles from its last iterate, to the same
     rule and within the same ``max_iter`` (see :func:`hits`).
@@ -282,8 +287,14 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     if n == 0:
         return x
     xp = xp_for(dev)
+    symmetric = krylov and A.known_symmetric
     # x_0 = x / sum(x)
-    bufs, vecs = _buffers(_scores(x, xp) / total, xp, dev)
+    x0 = _scores(x, xp) / total
+    plan = _eigen_plan(A)
+    if plan.key is not None:
+        # the whole iteration in one launch (a GPU Matrix of up to 2^24 entries)
+        return _eigen_fused(A, plan, x0, tol, max_iter, symmetric, call)
+    bufs, vecs = _buffers(x0, xp, dev)
     products = [repeated_mxv(A.T, v, _mul(A)) for v in vecs]
     power, states = _Power(dev, n), [xp.empty(2), xp.empty(2)]
 
@@ -297,7 +308,6 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
                           state=states[dst])
 
     err, errs = math.inf, []
-    symmetric = krylov and A.known_symmetric
     for k, err in _changes(launch, max_iter, dev):
         if err < tol:
             return vecs[k % 2]
@@ -307,6 +317,64 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
             return _eigen_krylov(A, xp.array(bufs[k % 2]), tol, max_iter - k, call,
                                  max_iter, dev)
     raise _failed(call, max_iter, err, tol, vecs[max_iter % 2])
+
+
+def _eigen_plan(A, tol: float = 1e-6, max_iter: int = 100, start=None, *,
+                krylov: bool = True):
+    """The Plan of ``eigenvector_centrality(A, ...)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.algorithms import plan_eigenvector
+
+    return plan_eigenvector(square_matrix(A, "eigenvector_centrality"), config.current())
+
+
+eigenvector_centrality.__gblas_plan__ = _eigen_plan
+
+
+def _eigen_fused(A, plan, x, tol: float, max_iter: int, symmetric: bool, call: str):
+    """Eigenvector centrality in one launch per run of iterations (see
+    :func:`~gblas.planner.algorithms.plan_eigenvector`), from ``x`` (``x_0``, rewritten),
+    with the loop's Lanczos continuation."""
+    from ..core import executor
+
+    dev, run = A.device, executor.kernel(plan)
+    AT = _pull_operands(A.csr(transposed=True), A.dtype)
+    k, err, slow = _fused_batches(lambda first, last, errs: run(AT, x, tol, first, last, errs),
+                                  max_iter, tol, symmetric, xp_for(dev))
+    if err < tol:
+        return _wrap(x, dev)
+    if slow:
+        # close leading eigenvalues: Lanczos cycles on A + I from x_k
+        return _eigen_krylov(A, x.copy(), tol, max_iter - k, call, max_iter, dev)
+    raise _failed(call, max_iter, err, tol, _wrap(x, dev))
+
+
+def _pull_operands(csr, dtype) -> tuple:
+    """``(indptr, indices, values or None, iso)`` of a CSR for the one-launch kernels (a
+    pattern weighs every entry 1)."""
+    values, iso = None, 1.0
+    if dtype != np.bool_:
+        values, iso = (None, float(csr.iso_value)) if csr.values is None else (csr.values, 0.0)
+    return csr.indptr, csr.indices, values, iso
+
+
+def _fused_batches(run, max_iter: int, tol: float, switch: bool, xp):
+    """Run a one-launch power iteration ``run(first, last, errs) -> (k, err)`` (iterations
+    ``first + 1 .. last``, ``errs[k - 1]`` its changes) up to ``max_iter``: in one launch,
+    or, where it may ``switch`` to Lanczos cycles, to iteration
+    :data:`KRYLOV_CHECK_AFTER` and then ten at a time, so that :func:`_slow` reads the
+    changes where the loop of products does.  Returns ``(k, err, slow)``."""
+    errs = xp.empty(max(max_iter, 1))
+    switch = switch and tol > 0  # (tol 0 never switches: see _slow)
+    k, err = 0, math.inf
+    while k < max_iter:
+        last = min(max_iter, max(k + 10, KRYLOV_CHECK_AFTER)) if switch else max_iter
+        k, err = run(k, last, errs)
+        if err < tol:
+            return k, err, False
+        if switch and _slow(errs[:k].tolist(), tol):
+            return k, err, True
+    return k, err, False
 
 
 def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
@@ -435,12 +503,10 @@ def _katz_fused(A, plan, x0, b, alpha: float, tol: float, max_iter: int, normali
     from ..core import apply, executor
 
     xp = xp_for(A.device)
-    AT = A.csr(transposed=True)  # row i: the in-neighbours of i
-    values, iso = None, 1.0  # a pattern: 1 per entry
-    if A.dtype != np.bool_:
-        values, iso = (None, float(AT.iso_value)) if AT.values is None else (AT.values, 0.0)
+    # row i of A': the in-neighbours of i
+    indptr, indices, values, iso = _pull_operands(A.csr(transposed=True), A.dtype)
     w = xp.full(A.shape[0], alpha)
-    r, it, err = executor.kernel(plan)(AT.indptr, AT.indices, values, iso, w, b, 0.0, tol,
+    r, it, err = executor.kernel(plan)(indptr, indices, values, iso, w, b, 0.0, tol,
                                        max_iter, r0=x0)
     x = _wrap(r, A.device)
     if err < tol:
@@ -461,11 +527,12 @@ def _diverged(call: str, alpha: float, where: str, x, iterations: int):
 def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bool = True):
     """HITS hubs and authorities: the dominant left and right singular vectors of ``A``.
 
-    A power iteration (``a = A' h``, ``h = A a``).  Where its changes predict more than
-    :data:`KRYLOV_PREDICTED` iterations to go (close singular values: meshes, road
-    networks), it continues from its last iterate with Lanczos cycles on ``A' A``, to the
-    same rule and within the same ``max_iter`` (each cycle's product counts as one
-    iteration).
+    A power iteration (``a = A' h``, ``h = A a``; on a GPU Matrix of up to 2^24 entries
+    up to ten iterations per kernel launch, as ``gb.explain`` shows).  Where its changes
+    predict more than :data:`KRYLOV_PREDICTED` iterations to go (close singular values:
+    meshes, road networks), it continues from its last iterate with Lanczos cycles on
+    ``A' A``, to the same rule and within the same ``max_iter`` (each cycle's product
+    counts as one iteration).
 
     Parameters
     ----------
@@ -510,7 +577,6 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
     [779, 780, 819, 820]
     """
     from ..core import apply, reduce
-    from ..core.operations import repeated_mxv
 
     call = "hits"
     A = square_matrix(A, call)
@@ -520,7 +586,62 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
     if n == 0:
         return h, h.dup()
     xp = xp_for(dev)
-    hb, hv = _buffers(_scores(h, xp), xp, dev)
+    plan = _hits_plan(A)
+    if plan.key is not None:
+        # the iteration in one launch per run of iterations (up to 2^24 entries, GPU)
+        h, a = _hits_fused(A, plan, _scores(h, xp), tol, max_iter, call)
+    else:
+        h, a = _hits_loop(A, _scores(h, xp), tol, max_iter, call)
+    if normalized:
+        # h = h / sum(h);  a = a / sum(a)
+        h = apply(h, "div", right=float(reduce(h, "plus")) or 1.0)
+        a = apply(a, "div", right=float(reduce(a, "plus")) or 1.0)
+    return h, a
+
+
+def _hits_plan(A, tol: float = 1e-10, max_iter: int = 1000, start=None,
+               normalized: bool = True):
+    """The Plan of ``hits(A, ...)`` (what ``gb.explain`` shows)."""
+    from ..config import config
+    from ..planner.algorithms import plan_hits
+
+    return plan_hits(square_matrix(A, "hits"), config.current())
+
+
+hits.__gblas_plan__ = _hits_plan
+
+
+def _hits_fused(A, plan, h, tol: float, max_iter: int, call: str):
+    """HITS's ``(h, a)`` Vectors in one launch per run of iterations (see
+    :func:`~gblas.planner.algorithms.plan_hits`) from the hub scores ``h`` (rewritten),
+    with the loop's Lanczos continuation."""
+    from ..core import executor
+
+    dev, run = A.device, executor.kernel(plan)
+    xp = xp_for(dev)
+    a = xp.zeros(h.shape[0])
+    AT, AA = (_pull_operands(A.csr(transposed=t), A.dtype) for t in (True, False))
+    if (AT[0].dtype, AT[1].dtype) != (AA[0].dtype, AA[1].dtype):  # one kernel reads both
+        AT, AA = ((p.astype(np.int64), i.astype(np.int64), v, w) for p, i, v, w in (AT, AA))
+    k, err, slow = _fused_batches(
+        lambda first, last, errs: run(AT, AA, h, a, tol, first, last, errs), max_iter, tol,
+        True, xp)
+    if err < tol:
+        return _wrap(h, dev), _wrap(a, dev)
+    if slow:
+        # close singular values: Lanczos cycles from a_k for the rest of the budget
+        return _hits_krylov(A, _mul(A), a.copy(), tol, max_iter - k, call, max_iter, dev)
+    raise _failed(call, max_iter, err, tol, _wrap(a, dev))
+
+
+def _hits_loop(A, h0, tol: float, max_iter: int, call: str):
+    """HITS's ``(h, a)`` Vectors by the loop of planned products and fused steps, from the
+    hub scores ``h0``."""
+    from ..core.operations import repeated_mxv
+
+    n, dev = A.shape[0], A.device
+    xp = xp_for(dev)
+    hb, hv = _buffers(h0, xp, dev)
     ab, av = _buffers(xp.zeros(n), xp, dev)
     mul, power = _mul(A), _Power(dev, n)
     authorities = [repeated_mxv(A.T, v, mul) for v in hv]
@@ -551,8 +672,4 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
             break
     else:
         raise _failed(call, max_iter, err, tol, av[max_iter % 2])
-    if normalized:
-        # h = h / sum(h);  a = a / sum(a)
-        h = apply(h, "div", right=float(reduce(h, "plus")) or 1.0)
-        a = apply(a, "div", right=float(reduce(a, "plus")) or 1.0)
     return h, a

@@ -21,8 +21,9 @@ from ..config import Settings
 from . import cost
 from .plan import Plan
 
-__all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number", "plan_katz",
-           "plan_label_propagation", "plan_pagerank", "plan_triangle_count"]
+__all__ = ["plan_bfs", "plan_bfs_order", "plan_components", "plan_core_number",
+           "plan_eigenvector", "plan_hits", "plan_katz", "plan_label_propagation",
+           "plan_pagerank", "plan_triangle_count"]
 
 #: Up to this many entries a pagerank runs as one fused loop where the device has one:
 #: below it a loop of planned products is bound by their fixed cost per iteration
@@ -187,21 +188,65 @@ def plan_katz(A, settings: Settings) -> Plan:
     >>> plan_katz(A, config.current()).kernel     # the CPU keeps NetworkX's loop
     ''
     """
+    return _one_launch_power("katz_centrality", "pagerank", "PageRank's fused loop on the "
+                             "CSR of A'", A, settings)
+
+
+def plan_eigenvector(A, settings: Settings) -> Plan:
+    """The Plan of ``gblas.algorithms.eigenvector_centrality`` on ``A``: on the GPU, up
+    to :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries, the whole power iteration in one
+    launch (``("eigenvector", "csr", "gpu", "fused")``, on the CSR of ``A'``); elsewhere
+    the loop of planned products and fused steps.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_eigenvector(A, config.current()).reason
+    "loop of planned products (NetworkX's iterates, one product and one fused step each)"
+    """
+    return _one_launch_power("eigenvector_centrality", "eigenvector",
+                             "one launch on the CSR of A'", A, settings)
+
+
+def plan_hits(A, settings: Settings) -> Plan:
+    """The Plan of ``gblas.algorithms.hits`` on ``A``: on the GPU, up to
+    :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries, the power iteration in one launch per
+    ten iterations (``("hits", "csr", "gpu", "fused")``, on the CSRs of ``A'`` and ``A``;
+    HITS reads the changes between launches, to switch to Lanczos cycles); elsewhere the
+    loop of planned products and fused steps.
+
+    Examples
+    --------
+    >>> import gblas as gb
+    >>> from gblas.config import config
+    >>> A = gb.Matrix.from_coo([0, 1], [1, 2], shape=(3, 3))
+    >>> plan_hits(A, config.current()).key is None
+    True
+    """
+    return _one_launch_power("hits", "hits", "one launch per ten iterations on the CSRs "
+                             "of A' and A", A, settings)
+
+
+def _one_launch_power(call: str, kernel: str, what: str, A, settings: Settings) -> Plan:
+    """A spectral centrality's Plan: its one-launch kernel ``(kernel, "csr", "gpu",
+    "fused")`` on a GPU Matrix of up to :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries
+    (where a product's host time would dominate each iteration), else the loop."""
     dev = A.device
     why = _pinned(settings)
     if why is None and dev != "gpu":
         why = "NetworkX's iterates, one product and one fused step each"
-    if why is None and not has_kernel("pagerank", "csr", dev, "fused"):
-        why = f"no fused PageRank kernel registered for {dev}"
+    if why is None and not has_kernel(kernel, "csr", dev, "fused"):
+        why = f"no fused {kernel} kernel registered for {dev}"
     if why is None and A.nvals > FUSED_PAGERANK_MAX_ENTRIES_GPU:
         why = f"{A.nvals:,} entries: above {FUSED_PAGERANK_MAX_ENTRIES_GPU:,}"
     if why is not None:
-        return Plan("katz_centrality", "csr", "pull per iteration", dev, None,
+        return Plan(call, "csr", "pull per iteration", dev, None,
                     reason=f"loop of planned products ({why})")
-    return Plan("katz_centrality", "csr", "pull", dev,
-                KernelKey("pagerank", "csr", dev, "fused"),
-                reason=f"PageRank's fused loop on the CSR of A' ({A.nvals:,} entries: a "
-                       "product's fixed cost would dominate each iteration)")
+    return Plan(call, "csr", "pull", dev, KernelKey(kernel, "csr", dev, "fused"),
+                reason=f"{what} ({A.nvals:,} entries: a product's fixed cost would "
+                       "dominate each iteration)")
 
 
 def _ranks_fit(A) -> bool:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from graph_cases import hub_graph
 
 import gblas as gb
 from gblas.algorithms.pagerank import PowerIterationFailedConvergence
@@ -13,30 +14,12 @@ from gblas.algorithms.pagerank import PowerIterationFailedConvergence
 pytestmark = pytest.mark.gpu
 
 
-def _graph(kind: str, n: int, seed: int) -> gb.Matrix:
-    """Random edges plus a few hubs of in-degree 40 to 2,000 (rows of ``A'`` longer than
-    a short row and than one chunk), and vertices without out-edges."""
-    rng = np.random.default_rng(seed)
-    m = 4 * n
-    rows, cols = rng.integers(0, n, m), rng.integers(0, n, m)
-    hubs = rng.choice(n, 4, replace=False) if n >= 4 else []
-    for h, deg in zip(hubs, (40, 300, 700, 2000), strict=False):
-        src = rng.choice(n, min(deg, n), replace=False)
-        rows, cols = np.concatenate([rows, src]), np.concatenate([cols, np.full(src.size, h)])
-    keep = rows % 17 != 3  # dangling vertices
-    rows, cols = rows[keep], cols[keep]
-    if kind == "bool":
-        return gb.Matrix.from_coo(rows, cols, None, shape=(n, n), dup_op="any")
-    vals = np.full(rows.size, 2.5) if kind == "iso" else rng.random(rows.size) + 0.01
-    return gb.Matrix.from_coo(rows, cols, vals, shape=(n, n), dup_op="max")
-
-
 @pytest.mark.parametrize("kind", ["bool", "iso", "weights"])
 @pytest.mark.parametrize("n", [1, 50, 3000])
 @pytest.mark.parametrize("criterion", ["l1", "networkx"])
 @pytest.mark.parametrize("personalized", [False, True])
 def test_one_launch_equals_the_cpu_loop_and_the_products(kind, n, criterion, personalized):
-    A = _graph(kind, n, seed=n + len(kind))
+    A = hub_graph(kind, n, seed=n + len(kind))
     kw = {"tol": 1e-10, "criterion": criterion, "max_iter": 300}
     if personalized:
         kw["personalization"] = np.random.default_rng(n).random(n) + 0.1

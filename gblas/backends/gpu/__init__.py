@@ -8,8 +8,9 @@ so ``import gblas`` never imports CuPy.
 * :mod:`.elementwise` -- unary and binary maps;
 * :mod:`.traversal` -- BFS levels, one fused kernel per level (push or pull);
 * :mod:`.vector_kernels` -- fused dense-vector steps (PageRank's update);
-* :mod:`.pagerank_loop`, :mod:`.paths_fused` -- a small graph's whole PageRank, and
-  single-source shortest paths, in one launch;
+* :mod:`.pagerank_loop`, :mod:`.power_fused`, :mod:`.paths_fused` -- a small graph's
+  whole PageRank, eigenvector centrality, HITS and single-source shortest paths, in one
+  launch;
 * :mod:`.segmented`, :mod:`.shards`, :mod:`.relabelled`, :mod:`.heavy_light`, :mod:`.light_panels`,
   :mod:`.frontier` -- the kernels of the GPU formats and the load-balanced push;
 * :mod:`.codegen` -- the CUDA kernel files (``cuda/``), their specialization and the
@@ -28,6 +29,7 @@ from . import (  # noqa: F401
     mxv,
     pagerank_loop,
     paths_fused,
+    power_fused,
     relabelled,
     segmented,
     shards,
@@ -36,4 +38,5 @@ from . import (  # noqa: F401
 )
 
 __all__ = ["elementwise", "frontier", "heavy_light", "mxm", "mxv", "pagerank_loop",
-           "paths_fused", "relabelled", "segmented", "shards", "traversal", "vector_kernels"]
+           "paths_fused", "power_fused", "relabelled", "segmented", "shards", "traversal",
+           "vector_kernels"]

@@ -26,7 +26,7 @@ from . import codegen, reductions
 from .launch import dummy, sm_count
 from .mxv import default_group, host_or_device_schedule
 
-__all__ = ["pagerank_fused", "pagerank_fused_source", "resident_blocks"]
+__all__ = ["fused_schedule", "pagerank_fused", "pagerank_fused_source", "resident_blocks"]
 
 #: Threads per block.
 _BLOCK = 256
@@ -70,9 +70,10 @@ def resident_blocks(fn: Any, block: int = _BLOCK) -> int:
     return max(1, min(got, MAX_BLOCKS_PER_SM))
 
 
-def _schedule(indptr: Any, n: int, nnz: int) -> tuple:
-    """``(group, smax, long_rows, cptr, cslot)`` of the CSR with these row pointers, kept
-    while the array lives."""
+def fused_schedule(indptr: Any, n: int, nnz: int) -> tuple:
+    """``(group, smax, long_rows, cptr, cslot)`` of the CSR with these row pointers for
+    the one-launch iterations (short rows ``group`` lanes each, rows over ``smax``
+    entries cut into chunks), kept while the array lives."""
     try:
         got = _SCHEDULES.get(indptr)
     except TypeError:  # not weak-referenceable: computed per call
@@ -119,7 +120,7 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
     else:
         r = cp.array(r0, dtype=np.float64)
         m = reductions.total(r[dangling])
-    group, smax, long_rows, cptr, cslot = _schedule(indptr, n, nnz)
+    group, smax, long_rows, cptr, cslot = fused_schedule(indptr, n, nnz)
     nlong, nchunks = int(long_rows.size), int(cslot.size)
     fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax),
                               "gb_pagerank_fused")

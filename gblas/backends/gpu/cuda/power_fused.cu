@@ -1,0 +1,127 @@
+/* Eigenvector centrality's and HITS's power iterations in one launch, for graphs whose
+   products are too small to keep the device busy between launches (as
+   pagerank_fused.cu).  Needs ip_t, ix_t and the GB_* flags of gb_pull_fused.cuh, and
+   GB_MINB (blocks of 256 threads a multiprocessor must hold at once).
+
+   Iterations k0 + 1 .. k1 (fewer when the L1 change falls below limit), each with the
+   arithmetic of the loop of planned products and cuda/power.cu's step, in place:
+
+     eigenvector   z = x + A' x                 (the CSR of A' gathers x)
+                   |z|_2 over the grid          barrier
+                   x = z / |z|_2, err = |x' - x|_1 over the grid   barrier
+     hits          z = A' h                     (authorities gather hub scores)
+                   |z|_2 over the grid          barrier
+                   h = A (z / |z|_2)            (hubs gather the new authorities)
+                   a = z / |z|_2, err = |a' - a|_1 over the grid   barrier
+
+   (a zero norm divides by 1, as NetworkX).  errs[k - 1] receives iteration k's change,
+   result[0 .. 1] the last iteration and its change.  Data that other blocks wrote in
+   this launch is read through the L2 (__ldcg). */
+#include "gb_pull_fused.cuh"
+
+#define GB_INF __longlong_as_double(0x7ff0000000000000LL)
+
+/* the norm a step divides by: |z|_2, or 1 when it is 0 */
+__device__ __forceinline__ double gb_norm_of(double ss) { return ss > 0.0 ? sqrt(ss) : 1.0; }
+
+/* v = z / norm for this thread's vertices, in place, and their share of |v - v_old|_1 */
+__device__ __forceinline__ double gb_divide_in_place(const double* z, double* v,
+                                                     double norm, long long n) {
+    const long long nthreads = (long long)gridDim.x * blockDim.x;
+    double e = 0.0;
+    for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += nthreads) {
+        const double t = __ldcg(z + i) / norm;
+        e += fabs(t - v[i]);
+        v[i] = t;
+    }
+    return e;
+}
+
+__device__ __forceinline__ void gb_record(int it, double err, double* errs) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) errs[it - 1] = err;
+}
+
+extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
+        const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
+        const double* __restrict__ vals, int has_vals, double iso, long long n,
+        const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
+        const int* __restrict__ cslot, long long nlong, long long nchunks,
+        double limit, int k0, int k1, double* x, double* z, double* part,
+        double* partials, unsigned int* barrier, double* errs, double* result) {
+    double err = GB_INF;
+    int it = k0;
+    unsigned int half = 0;
+    while (it < k1) {
+        ++it;
+        double ss = 0.0, unused = 0.0;
+        /* z = x + A' x (every vertex sums its in-neighbours' scores) */
+        gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot,
+                     nlong, nchunks, part, barrier,
+                     [&](long long j) { return __ldcg(x + j); },
+                     [&](long long i, double y) {
+                         const double v = __ldcg(x + i) + 1.0 * y;
+                         z[i] = v;
+                         ss += v * v;
+                     });
+        gb_grid_totals(ss, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
+        /* x' = z / |z|_2; the change */
+        double e = gb_divide_in_place(z, x, gb_norm_of(ss), n);
+        gb_grid_totals(e, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
+        err = e;
+        gb_record(it, err, errs);
+        if (err < limit) break;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        result[0] = (double)it;
+        result[1] = err;
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
+        const ip_t* __restrict__ t_indptr, const ix_t* __restrict__ t_indices,
+        const double* __restrict__ t_vals, int t_has_vals, double t_iso,
+        const long long* __restrict__ t_long_rows, const long long* __restrict__ t_cptr,
+        const int* __restrict__ t_cslot, long long t_nlong, long long t_nchunks,
+        const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
+        const double* __restrict__ vals, int has_vals, double iso,
+        const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
+        const int* __restrict__ cslot, long long nlong, long long nchunks,
+        long long n, double limit, int k0, int k1, double* h, double* a, double* z,
+        double* part, double* partials, unsigned int* barrier, double* errs,
+        double* result) {
+    double err = GB_INF;
+    int it = k0;
+    unsigned int half = 0;
+    while (it < k1) {
+        ++it;
+        double ss = 0.0, unused = 0.0;
+        /* z = A' h: authorities gather the hub scores of their in-neighbours */
+        gb_pull_rows(t_indptr, t_indices, t_vals, t_has_vals, t_iso, n, t_long_rows, t_cptr,
+                     t_cslot, t_nlong, t_nchunks, part, barrier,
+                     [&](long long j) { return __ldcg(h + j); },
+                     [&](long long i, double y) {
+                         const double v = 1.0 * y;
+                         z[i] = v;
+                         ss += v * v;
+                     });
+        gb_grid_totals(ss, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
+        const double norm = gb_norm_of(ss);
+        /* h = A a' with a' = z / |z|_2: hubs gather their out-neighbours' authorities
+           (h is no longer read in this iteration) */
+        gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot, nlong,
+                     nchunks, part, barrier,
+                     [&](long long j) { return __ldcg(z + j) / norm; },
+                     [&](long long i, double y) { h[i] = 1.0 * y; });
+        /* a' and its change */
+        double e = gb_divide_in_place(z, a, norm, n);
+        gb_grid_totals(e, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
+        err = e;
+        gb_record(it, err, errs);
+        if (err < limit) break;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        result[0] = (double)it;
+        result[1] = err;
+    }
+}
