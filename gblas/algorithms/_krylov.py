@@ -96,22 +96,26 @@ def dominant_eigenvector(apply: Callable, v0, *, tol: float, budget: int, xp,
         m = max(1, min(steps, budget - used - 1, n))
         basis = xp.empty((m, n))
         basis[0] = v
-        alpha, beta = np.zeros(m), np.zeros(m)
-        k = m
+        # alpha_j, beta_j stay on the device until the cycle ends (one read a cycle, not
+        # two a product); past an invariant space (beta_j ~ 0) the basis is zeros
+        alphas, betas = [], []
         for j in range(m):
             w = apply(basis[j])
-            used += 1
             # w -= V V' w, twice (one pass leaves rounding along the converged vectors)
             c = basis[:j + 1] @ w
             w = w - c @ basis[:j + 1]
             c2 = basis[:j + 1] @ w
             w = w - c2 @ basis[:j + 1]
-            alpha[j] = float(c[j] + c2[j])
-            beta[j] = float(xp.sqrt((w * w).sum()))
-            if j + 1 == m or beta[j] <= 1e-13 * max(abs(alpha[j]), 1e-300):
-                k = j + 1  # the space is invariant (or the cycle is full)
-                break
-            basis[j + 1] = w / beta[j]
+            alphas.append(c[j] + c2[j])
+            betas.append(xp.sqrt((w * w).sum()))
+            if j + 1 < m:
+                ok = betas[j] > 1e-13 * xp.maximum(xp.abs(alphas[j]), 1e-300)
+                basis[j + 1] = (w / xp.where(ok, betas[j], 1.0)) * ok
+        alpha, beta = (np.asarray(xp.stack(t).tolist(), dtype=np.float64)
+                       for t in (alphas, betas))
+        small = np.nonzero(beta <= 1e-13 * np.maximum(np.abs(alpha), 1e-300))[0]
+        k = int(small[0]) + 1 if small.size else m  # the space is invariant at k
+        used += k  # (the products past it, on zeros, are not counted)
         # the Ritz vector of the largest Ritz value: T s = theta s, y = V s
         T = np.diag(alpha[:k]) + np.diag(beta[:k - 1], 1) + np.diag(beta[:k - 1], -1)
         _, vecs = np.linalg.eigh(T)

@@ -43,7 +43,7 @@ import math
 
 import numpy as np
 
-from .._device import xp_for
+from .._device import device_of, xp_for
 from ..exceptions import InvalidValue, bad_arg
 from .common import square_matrix
 from .pagerank import PowerIterationFailedConvergence
@@ -204,11 +204,12 @@ def _eigen_krylov(A, x0, tol: float, budget: int, call: str, max_iter: int, dev:
 
 
 def _values(y):
-    """A product's VecData as a new dense float64 array (0 where it has no entry)."""
-    out = y.values.astype(np.float64, copy=True)
-    if y.present is not None:
-        out[~y.present] = 0.0
-    return out
+    """A product's VecData as a new dense float64 array (0 where it has no entry; a
+    select, not a masked store: on a GPU a boolean mask waits for the device)."""
+    if y.present is None:
+        return y.values.astype(np.float64, copy=True)
+    xp = xp_for(device_of(y.values))
+    return xp.where(y.present, y.values.astype(np.float64, copy=False), 0.0)
 
 
 def _norm2(x) -> float:
