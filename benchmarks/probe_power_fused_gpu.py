@@ -13,7 +13,7 @@ centrality NetworkX's ``n * 1e-6`` within 100 iterations.
 from __future__ import annotations
 
 import argparse
-import time
+import functools
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +33,7 @@ def main(argv=None) -> None:
     import cupy as cp
 
     import gblas as gb
+    from benchmarks.harness import median_fresh, median_ms
     from gblas.planner import algorithms as plans
 
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -41,13 +42,6 @@ def main(argv=None) -> None:
     p.add_argument("--repeat", type=int, default=5)
     args = p.parse_args(argv)
     sync = cp.cuda.Device().synchronize
-
-    def timed(f, *a):
-        sync()
-        t0 = time.perf_counter()
-        out = f(*a)
-        sync()
-        return (time.perf_counter() - t0) * 1e3, out
 
     calls = {
         "hits": lambda M: gb.algorithms.hits(M, tol=1e-10)[1],
@@ -67,11 +61,11 @@ def main(argv=None) -> None:
                 for how, limit in (("fused", 1 << 62), ("loop", 0)):
                     plans.FUSED_PAGERANK_MAX_ENTRIES_GPU = limit
                     G = A.to("gpu")
-                    fn(G)
-                    warm = [timed(fn, G) for _ in range(args.repeat)]
-                    fresh = [timed(fn, A.to("gpu"))[0] for _ in range(args.repeat)]
-                    row[how] = (np.median([t for t, _ in warm]), np.median(fresh))
-                    got[how] = warm[-1][1].to("cpu").to_dense()
+                    warm = median_ms(functools.partial(fn, G), sync, args.repeat)
+                    fresh, _ = median_fresh(fn, functools.partial(A.to, "gpu"), sync,
+                                            args.repeat, 60.0)
+                    row[how] = (warm, fresh * 1e3)
+                    got[how] = fn(G).to("cpu").to_dense()
             except gb.algorithms.PowerIterationFailedConvergence as e:
                 print(f"| {name} | {A.nvals:,} | {call} | no convergence: {e} |")
                 continue

@@ -156,9 +156,10 @@ def _slow(errs: list, tol: float) -> bool:
 
 
 def _hits_krylov(A, mul: str, a0, tol: float, budget: int, call: str, max_iter: int,
-                 dev: str):
+                 dev: str, gram=None):
     """HITS's ``(h, a)`` Vectors by Lanczos cycles on ``A' A`` from ``a0`` within
-    ``budget`` products of ``A' A`` (raises as the power iteration does past it)."""
+    ``budget`` products of ``A' A`` (raises as the power iteration does past it);
+    ``gram(v)``, when given, is that product (else two planned products)."""
     from ..core.operations import repeated_mxv
     from ._krylov import dominant_eigenvector
 
@@ -168,13 +169,13 @@ def _hits_krylov(A, mul: str, a0, tol: float, budget: int, call: str, max_iter: 
     hubs = repeated_mxv(A, _wrap(ab, dev), mul)
     authorities = repeated_mxv(A.T, _wrap(hb, dev), mul)
 
-    def apply(v):
+    def planned(v):
         # A' (A v): the hubs of v, then the authorities of those hubs
         xp.copyto(ab, v)
         xp.copyto(hb, _values(hubs()))
         return _values(authorities())
 
-    a, _, err = dominant_eigenvector(apply, a0, tol=tol, budget=budget, xp=xp)
+    a, _, err = dominant_eigenvector(gram or planned, a0, tol=tol, budget=budget, xp=xp)
     if not err < tol:
         raise _failed(call, max_iter, err, tol, _wrap(a, dev))
     # h = A a
@@ -630,8 +631,11 @@ def _hits_fused(A, plan, h, tol: float, max_iter: int, call: str):
     if err < tol:
         return _wrap(h, dev), _wrap(a, dev)
     if slow:
-        # close singular values: Lanczos cycles from a_k for the rest of the budget
-        return _hits_krylov(A, _mul(A), a.copy(), tol, max_iter - k, call, max_iter, dev)
+        # close singular values: Lanczos cycles from a_k for the rest of the budget, each
+        # product of A' A one launch
+        product = executor.kernel(plan, step=0)
+        return _hits_krylov(A, _mul(A), a.copy(), tol, max_iter - k, call, max_iter, dev,
+                            gram=lambda v: product(AT, AA, v))
     raise _failed(call, max_iter, err, tol, _wrap(a, dev))
 
 

@@ -226,19 +226,23 @@ def plan_hits(A, settings: Settings) -> Plan:
     True
     """
     return _one_launch_power("hits", "hits", "one launch per ten iterations on the CSRs "
-                             "of A' and A", A, settings)
+                             "of A' and A, the Lanczos continuation's products of A' A one "
+                             "launch each", A, settings, also="gram")
 
 
-def _one_launch_power(call: str, kernel: str, what: str, A, settings: Settings) -> Plan:
+def _one_launch_power(call: str, kernel: str, what: str, A, settings: Settings,
+                      also: str | None = None) -> Plan:
     """A spectral centrality's Plan: its one-launch kernel ``(kernel, "csr", "gpu",
-    "fused")`` on a GPU Matrix of up to :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries
-    (where a product's host time would dominate each iteration), else the loop."""
+    "fused")`` (and ``(also, "csr", "gpu", "fused")`` as its step, where given) on a GPU
+    Matrix of up to :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries (where a product's
+    host time would dominate each iteration), else the loop."""
     dev = A.device
     why = _pinned(settings)
     if why is None and dev != "gpu":
         why = "NetworkX's iterates, one product and one fused step each"
-    if why is None and not has_kernel(kernel, "csr", dev, "fused"):
-        why = f"no fused {kernel} kernel registered for {dev}"
+    for name in (kernel, also or kernel):
+        if why is None and not has_kernel(name, "csr", dev, "fused"):
+            why = f"no fused {name} kernel registered for {dev}"
     if why is None and A.nvals > FUSED_PAGERANK_MAX_ENTRIES_GPU:
         why = f"{A.nvals:,} entries: above {FUSED_PAGERANK_MAX_ENTRIES_GPU:,}"
     if why is not None:
@@ -246,7 +250,8 @@ def _one_launch_power(call: str, kernel: str, what: str, A, settings: Settings) 
                     reason=f"loop of planned products ({why})")
     return Plan(call, "csr", "pull", dev, KernelKey(kernel, "csr", dev, "fused"),
                 reason=f"{what} ({A.nvals:,} entries: a product's fixed cost would "
-                       "dominate each iteration)")
+                       "dominate each iteration)",
+                steps=() if also is None else (KernelKey(also, "csr", dev, "fused"),))
 
 
 def _ranks_fit(A) -> bool:

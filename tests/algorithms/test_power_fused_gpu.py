@@ -92,10 +92,43 @@ def test_larger_graphs_keep_the_loop_of_products(monkeypatch):
         assert p.key is None and "entries" in p.reason, p.reason
 
 
+@pytest.mark.parametrize("kind", ["bool", "weights"])
+def test_gram_product_of_the_lanczos_continuation(kind):
+    """HITS's plan names the one-launch product of A' A as its step; it equals SciPy's
+    A' (A v) on graphs with hubs (rows cut into chunks on both sides)."""
+    import cupy as cp
+
+    from gblas.algorithms.centrality import _pull_operands
+    from gblas.backends.gpu.power_fused import gram_fused
+
+    A = hub_graph(kind, 3000, seed=5)
+    G = A.to("gpu")
+    plan = gb.explain(gb.algorithms.hits, G)
+    assert [str(k) for k in plan.steps] == ["gram/csr/gpu/fused"], plan
+    S = A.to_scipy().astype(np.float64)
+    v = np.random.default_rng(1).random(3000)
+    AT, AA = (_pull_operands(G.csr(transposed=t), G.dtype) for t in (True, False))
+    got = gram_fused(AT, AA, cp.asarray(v)).get()
+    np.testing.assert_allclose(got, S.T @ (S @ v), rtol=1e-12)
+
+
+def test_schedules_are_kept_while_the_row_pointers_live():
+    import cupy as cp
+
+    from gblas.backends.gpu.pagerank_loop import _SCHEDULES, fused_schedule
+
+    ip = cp.array([0, 2, 2, 40], dtype=np.int32)
+    first = fused_schedule(ip, 3, 40)
+    assert fused_schedule(ip, 3, 40) is first and id(ip) in _SCHEDULES
+    key = id(ip)
+    del ip, first
+    assert key not in _SCHEDULES
+
+
 def test_kernels_refuse_operands_of_another_length():
     import cupy as cp
 
-    from gblas.backends.gpu.power_fused import eigenvector_fused, hits_fused
+    from gblas.backends.gpu.power_fused import eigenvector_fused, gram_fused, hits_fused
 
     csr = (cp.array([0, 1, 2], dtype=np.int32), cp.array([1, 0], dtype=np.int32), None, 1.0)
     with pytest.raises(ValueError, match="argument `x` expected shape"):
@@ -110,3 +143,5 @@ def test_kernels_refuse_operands_of_another_length():
     wide = (csr[0].astype(np.int64), csr[1].astype(np.int64), None, 1.0)
     with pytest.raises(ValueError, match="index dtypes"):
         hits_fused(wide, csr, cp.ones(2), cp.zeros(2), 1e-9, 0, 5, cp.empty(5))
+    with pytest.raises(ValueError, match="argument `out` expected shape"):
+        gram_fused(csr, csr, cp.ones(2), cp.empty(3))

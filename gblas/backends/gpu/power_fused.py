@@ -26,7 +26,7 @@ from . import codegen
 from .launch import dummy, sm_count
 from .pagerank_loop import MAX_BLOCKS_PER_SM, fused_schedule, resident_blocks
 
-__all__ = ["eigenvector_fused", "hits_fused", "power_fused_source"]
+__all__ = ["eigenvector_fused", "gram_fused", "hits_fused", "power_fused_source"]
 
 _BLOCK = 256
 #: Entries of a long row summed by one warp (as PageRank's one-launch kernel).
@@ -56,8 +56,10 @@ def _operands(csr: tuple, n: int) -> tuple:
     return args, sched, (group, smax, int(cslot.size))
 
 
-def _launch(name: str, csrs: list, n: int, scores: tuple, limit: float, first: int,
-            last: int, errs) -> tuple[int, float]:
+def _grid(name: str, csrs: list, n: int) -> tuple:
+    """Kernel ``name`` for these CSRs, its grid (every block resident: they wait for each
+    other), the CSRs' arguments (``A'`` then ``A`` when two: arrays and flags, then the
+    schedule of long rows) and a chunk buffer."""
     ops = [_operands(c, n) for c in csrs]
     group, smax, _ = ops[0][2]
     ip, ix = csrs[0][0].dtype, csrs[0][1].dtype
@@ -65,20 +67,22 @@ def _launch(name: str, csrs: list, n: int, scores: tuple, limit: float, first: i
     nchunks = max(o[2][2] for o in ops)
     work = max(n * group, nchunks * 32, 1)
     nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-work // _BLOCK)))
-    z = cp.empty(n)
-    part = cp.empty(max(nchunks, 1))
-    partials = cp.empty(4 * nblocks)
+    args = tuple(a for arrays, sched, _ in ops for a in arrays + sched)
+    return fn, nblocks, args, cp.empty(max(nchunks, 1))
+
+
+def _launch(name: str, csrs: list, n: int, scores: tuple, limit: float, first: int,
+            last: int, errs) -> tuple[int, float]:
+    fn, nblocks, args, part = _grid(name, csrs, n)
+    z, partials, result = cp.empty(n), cp.empty(4 * nblocks), cp.empty(2)
     barrier = cp.zeros(2, dtype=np.uint32)
-    result = cp.empty(2)
     tail = (np.float64(limit), np.int32(first), np.int32(last))
     work_args = (z, part, partials, barrier, errs, result)
-    if name == "gb_eigen_fused":
-        (args, sched, _), = ops
-        fn((nblocks,), (_BLOCK,), args + (np.int64(n),) + sched + tail + scores + work_args)
+    if name == "gb_eigen_fused":  # (the CSR, then its length)
+        fn((nblocks,), (_BLOCK,), args[:5] + (np.int64(n),) + args[5:] + tail + scores
+           + work_args)
     else:
-        (t_args, t_sched, _), (args, sched, _) = ops
-        fn((nblocks,), (_BLOCK,), t_args + t_sched + args + sched + (np.int64(n),) + tail
-           + scores + work_args)
+        fn((nblocks,), (_BLOCK,), args + (np.int64(n),) + tail + scores + work_args)
     it, err = (float(v) for v in result.get())
     return int(it), err
 
@@ -92,9 +96,17 @@ def _check(call: str, n: int, csrs: dict, errs, last: int, **scores) -> None:
         if a.dtype != np.float64 or not a.flags.c_contiguous:
             raise ValueError(f"{call}: argument `{arg}` expected a contiguous float64 "
                              f"array, got {a.dtype}")
-    if errs.shape[0] < last:
+    if errs is not None and errs.shape[0] < last:
         raise ValueError(f"{call}: argument `errs` expected at least {last} entries (one "
                          f"per iteration), got {errs.shape[0]}")
+
+
+def _same_index_dtypes(call: str, csr_t: tuple, csr: tuple) -> None:
+    """Refuse CSRs of ``A'`` and ``A`` with other index dtypes (one kernel reads both)."""
+    if (csr_t[0].dtype, csr_t[1].dtype) != (csr[0].dtype, csr[1].dtype):
+        raise ValueError(f"{call}: the CSRs of A' and A must share their index dtypes; "
+                         f"got {csr_t[0].dtype}/{csr_t[1].dtype} and "
+                         f"{csr[0].dtype}/{csr[1].dtype}")
 
 
 @register("eigenvector", "csr", "gpu", "fused")
@@ -160,8 +172,31 @@ def hits_fused(csr_t: tuple, csr: tuple, h, a, limit: float, first: int, last: i
     """
     n = int(csr_t[0].shape[0]) - 1
     _check("hits_fused", n, {"csr_t": csr_t, "csr": csr}, errs, last, h=h, a=a)
-    if (csr_t[0].dtype, csr_t[1].dtype) != (csr[0].dtype, csr[1].dtype):
-        raise ValueError("hits_fused: the CSRs of A' and A must share their index dtypes; "
-                         f"got {csr_t[0].dtype}/{csr_t[1].dtype} and "
-                         f"{csr[0].dtype}/{csr[1].dtype}")
+    _same_index_dtypes("hits_fused", csr_t, csr)
     return _launch("gb_hits_fused", [csr_t, csr], n, (h, a), limit, first, last, errs)
+
+
+@register("gram", "csr", "gpu", "fused")
+def gram_fused(csr_t: tuple, csr: tuple, v, out=None):
+    """One product of ``A' A`` on the GPU in one launch: ``y = A' (A v)`` (HITS's operator:
+    the hubs of ``v``, then the authorities of those hubs), no synchronization.
+
+    ``csr_t`` and ``csr`` are the CSRs of ``A'`` and ``A`` as :func:`hits_fused` takes
+    them; ``v`` the float64 scores; ``out`` (optional) receives ``y``.
+
+    Examples
+    --------
+    >>> import cupy as cp  # doctest: +SKIP
+    >>> A = (cp.array([0, 2, 3, 3]), cp.array([1, 2, 2]), None, 1.0)  # doctest: +SKIP
+    >>> AT = (cp.array([0, 0, 1, 3]), cp.array([0, 0, 1]), None, 1.0)  # doctest: +SKIP
+    >>> gram_fused(AT, A, cp.array([1.0, 2.0, 3.0])).tolist()  # doctest: +SKIP
+    [0.0, 5.0, 8.0]
+    """
+    n = int(csr_t[0].shape[0]) - 1
+    out = cp.empty(n) if out is None else out
+    _check("gram_fused", n, {"csr_t": csr_t, "csr": csr}, None, 0, v=v, out=out)
+    _same_index_dtypes("gram_fused", csr_t, csr)
+    fn, nblocks, args, part = _grid("gb_gram_fused", [csr_t, csr], n)
+    fn((nblocks,), (_BLOCK,), args + (np.int64(n), v, cp.empty(n), out, part,
+                                      cp.zeros(2, dtype=np.uint32)))
+    return out

@@ -15,14 +15,21 @@
                    a = z / |z|_2, err = |a' - a|_1 over the grid   barrier
 
    (a zero norm divides by 1, as NetworkX).  errs[k - 1] receives iteration k's change,
-   result[0 .. 1] the last iteration and its change.  Data that other blocks wrote in
+   result[0 .. 1] the last iteration and its change.  gb_gram_fused is one product of
+   A' A, the operator of HITS's Lanczos continuation: w = A v, barrier, y = A' w.  Data that other blocks wrote in
    this launch is read through the L2 (__ldcg). */
 #include "gb_pull_fused.cuh"
 
 #define GB_INF __longlong_as_double(0x7ff0000000000000LL)
 
-/* the norm a step divides by: |z|_2, or 1 when it is 0 */
-__device__ __forceinline__ double gb_norm_of(double ss) { return ss > 0.0 ? sqrt(ss) : 1.0; }
+/* the norm a step divides by, |z|_2 (1 when it is 0), from this thread's share ss of
+   sum z_i^2: the grid's sum, the same in every block */
+__device__ __forceinline__ double gb_grid_norm(double ss, double* partials, unsigned int& half,
+                                               unsigned int* barrier) {
+    double unused = 0.0;
+    gb_grid_totals(ss, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
+    return ss > 0.0 ? sqrt(ss) : 1.0;
+}
 
 /* v = z / norm for this thread's vertices, in place, and their share of |v - v_old|_1 */
 __device__ __forceinline__ double gb_divide_in_place(const double* z, double* v,
@@ -38,8 +45,24 @@ __device__ __forceinline__ double gb_divide_in_place(const double* z, double* v,
     return e;
 }
 
-__device__ __forceinline__ void gb_record(int it, double err, double* errs) {
+/* iteration it's change e summed over the grid (into err, the same in every block) and
+   recorded in errs; whether the iteration stops there */
+__device__ __forceinline__ bool gb_converged(double e, int it, double limit, double* partials,
+                                             unsigned int& half, unsigned int* barrier,
+                                             double* errs, double& err) {
+    double unused = 0.0;
+    gb_grid_totals(e, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
+    err = e;
     if (blockIdx.x == 0 && threadIdx.x == 0) errs[it - 1] = err;
+    return err < limit;
+}
+
+/* the last iteration run and its change */
+__device__ __forceinline__ void gb_result(int it, double err, double* result) {
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        result[0] = (double)it;
+        result[1] = err;
+    }
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
@@ -54,7 +77,7 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
     unsigned int half = 0;
     while (it < k1) {
         ++it;
-        double ss = 0.0, unused = 0.0;
+        double ss = 0.0;
         /* z = x + A' x (every vertex sums its in-neighbours' scores) */
         gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot,
                      nlong, nchunks, part, barrier,
@@ -64,18 +87,12 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
                          z[i] = v;
                          ss += v * v;
                      });
-        gb_grid_totals(ss, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
         /* x' = z / |z|_2; the change */
-        double e = gb_divide_in_place(z, x, gb_norm_of(ss), n);
-        gb_grid_totals(e, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
-        err = e;
-        gb_record(it, err, errs);
-        if (err < limit) break;
+        const double e = gb_divide_in_place(z, x, gb_grid_norm(ss, partials, half, barrier),
+                                            n);
+        if (gb_converged(e, it, limit, partials, half, barrier, errs, err)) break;
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        result[0] = (double)it;
-        result[1] = err;
-    }
+    gb_result(it, err, result);
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
@@ -95,7 +112,7 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
     unsigned int half = 0;
     while (it < k1) {
         ++it;
-        double ss = 0.0, unused = 0.0;
+        double ss = 0.0;
         /* z = A' h: authorities gather the hub scores of their in-neighbours */
         gb_pull_rows(t_indptr, t_indices, t_vals, t_has_vals, t_iso, n, t_long_rows, t_cptr,
                      t_cslot, t_nlong, t_nchunks, part, barrier,
@@ -105,8 +122,7 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
                          z[i] = v;
                          ss += v * v;
                      });
-        gb_grid_totals(ss, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
-        const double norm = gb_norm_of(ss);
+        const double norm = gb_grid_norm(ss, partials, half, barrier);
         /* h = A a' with a' = z / |z|_2: hubs gather their out-neighbours' authorities
            (h is no longer read in this iteration) */
         gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot, nlong,
@@ -114,14 +130,31 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
                      [&](long long j) { return __ldcg(z + j) / norm; },
                      [&](long long i, double y) { h[i] = 1.0 * y; });
         /* a' and its change */
-        double e = gb_divide_in_place(z, a, norm, n);
-        gb_grid_totals(e, unused, partials + (half++ & 1u) * 2 * gridDim.x, barrier);
-        err = e;
-        gb_record(it, err, errs);
-        if (err < limit) break;
+        const double e = gb_divide_in_place(z, a, norm, n);
+        if (gb_converged(e, it, limit, partials, half, barrier, errs, err)) break;
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        result[0] = (double)it;
-        result[1] = err;
-    }
+    gb_result(it, err, result);
+}
+
+extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_gram_fused(
+        const ip_t* __restrict__ t_indptr, const ix_t* __restrict__ t_indices,
+        const double* __restrict__ t_vals, int t_has_vals, double t_iso,
+        const long long* __restrict__ t_long_rows, const long long* __restrict__ t_cptr,
+        const int* __restrict__ t_cslot, long long t_nlong, long long t_nchunks,
+        const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
+        const double* __restrict__ vals, int has_vals, double iso,
+        const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
+        const int* __restrict__ cslot, long long nlong, long long nchunks,
+        long long n, const double* __restrict__ v, double* w, double* y, double* part,
+        unsigned int* barrier) {
+    /* w = A v: hubs gather their out-neighbours' scores */
+    gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot, nlong,
+                 nchunks, part, barrier, [&](long long j) { return v[j]; },
+                 [&](long long i, double s) { w[i] = 1.0 * s; });
+    gb_grid_barrier(barrier, barrier + 1);
+    /* y = A' w: authorities gather their in-neighbours' hub scores */
+    gb_pull_rows(t_indptr, t_indices, t_vals, t_has_vals, t_iso, n, t_long_rows, t_cptr,
+                 t_cslot, t_nlong, t_nchunks, part, barrier,
+                 [&](long long j) { return __ldcg(w + j); },
+                 [&](long long i, double s) { y[i] = 1.0 * s; });
 }
