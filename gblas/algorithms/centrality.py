@@ -341,8 +341,8 @@ def _eigen_fused(A, plan, x, tol: float, max_iter: int, symmetric: bool, call: s
 
     dev, run = A.device, executor.kernel(plan)
     AT = _pull_operands(A.csr(transposed=True), A.dtype)
-    k, err, slow = _fused_batches(lambda first, last, errs: run(AT, x, tol, first, last, errs),
-                                  max_iter, tol, symmetric, xp_for(dev))
+    k, err, slow = _fused_run(lambda *steps: run(AT, x, tol, *steps), max_iter, tol,
+                              symmetric, xp_for(dev))
     if err < tol:
         return _wrap(x, dev)
     if slow:
@@ -360,23 +360,13 @@ def _pull_operands(csr, dtype) -> tuple:
     return csr.indptr, csr.indices, values, iso
 
 
-def _fused_batches(run, max_iter: int, tol: float, switch: bool, xp):
-    """Run a one-launch power iteration ``run(first, last, errs) -> (k, err)`` (iterations
-    ``first + 1 .. last``, ``errs[k - 1]`` its changes) up to ``max_iter``: in one launch,
-    or, where it may ``switch`` to Lanczos cycles, to iteration
-    :data:`KRYLOV_CHECK_AFTER` and then ten at a time, so that :func:`_slow` reads the
-    changes where the loop of products does.  Returns ``(k, err, slow)``."""
+def _fused_run(run, max_iter: int, tol: float, switch: bool, xp):
+    """Run a one-launch power iteration ``run(first, last, errs, check_after, predicted)
+    -> (k, err, slow)`` up to ``max_iter``, where it may ``switch`` to Lanczos cycles with
+    :func:`_slow`'s rule checked in the kernel.  Returns ``(k, err, slow)``."""
     errs = xp.empty(max(max_iter, 1))
-    switch = switch and tol > 0  # (tol 0 never switches: see _slow)
-    k, err = 0, math.inf
-    while k < max_iter:
-        last = min(max_iter, max(k + 10, KRYLOV_CHECK_AFTER)) if switch else max_iter
-        k, err = run(k, last, errs)
-        if err < tol:
-            return k, err, False
-        if switch and _slow(errs[:k].tolist(), tol):
-            return k, err, True
-    return k, err, False
+    check = KRYLOV_CHECK_AFTER if switch and tol > 0 else 0  # (tol 0 never switches)
+    return run(0, max_iter, errs, check, float(KRYLOV_PREDICTED))
 
 
 def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
@@ -530,7 +520,7 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
     """HITS hubs and authorities: the dominant left and right singular vectors of ``A``.
 
     A power iteration (``a = A' h``, ``h = A a``; on a GPU Matrix of up to 2^24 entries
-    up to ten iterations per kernel launch, as ``gb.explain`` shows).  Where its changes
+    in one kernel launch, as ``gb.explain`` shows).  Where its changes
     predict more than :data:`KRYLOV_PREDICTED` iterations to go (close singular values:
     meshes, road networks), it continues from its last iterate with Lanczos cycles on
     ``A' A``, to the same rule and within the same ``max_iter`` (each cycle's product
@@ -625,9 +615,8 @@ def _hits_fused(A, plan, h, tol: float, max_iter: int, call: str):
     AT, AA = (_pull_operands(A.csr(transposed=t), A.dtype) for t in (True, False))
     if (AT[0].dtype, AT[1].dtype) != (AA[0].dtype, AA[1].dtype):  # one kernel reads both
         AT, AA = ((p.astype(np.int64), i.astype(np.int64), v, w) for p, i, v, w in (AT, AA))
-    k, err, slow = _fused_batches(
-        lambda first, last, errs: run(AT, AA, h, a, tol, first, last, errs), max_iter, tol,
-        True, xp)
+    k, err, slow = _fused_run(lambda *steps: run(AT, AA, h, a, tol, *steps), max_iter, tol,
+                              True, xp)
     if err < tol:
         return _wrap(h, dev), _wrap(a, dev)
     if slow:

@@ -212,10 +212,11 @@ def plan_eigenvector(A, settings: Settings) -> Plan:
 
 def plan_hits(A, settings: Settings) -> Plan:
     """The Plan of ``gblas.algorithms.hits`` on ``A``: on the GPU, up to
-    :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries, the power iteration in one launch per
-    ten iterations (``("hits", "csr", "gpu", "fused")``, on the CSRs of ``A'`` and ``A``;
-    HITS reads the changes between launches, to switch to Lanczos cycles); elsewhere the
-    loop of planned products and fused steps.
+    :data:`FUSED_PAGERANK_MAX_ENTRIES_GPU` entries, the power iteration in one launch
+    (``("hits", "csr", "gpu", "fused")``, on the CSRs of ``A'`` and ``A``; the kernel
+    checks the rate of the changes and stops where HITS switches to Lanczos cycles, whose
+    products of ``A' A`` are the plan's step ``("gram", "csr", "gpu", "fused")``);
+    elsewhere the loop of planned products and fused steps.
 
     Examples
     --------
@@ -225,9 +226,9 @@ def plan_hits(A, settings: Settings) -> Plan:
     >>> plan_hits(A, config.current()).key is None
     True
     """
-    return _one_launch_power("hits", "hits", "one launch per ten iterations on the CSRs "
-                             "of A' and A, the Lanczos continuation's products of A' A one "
-                             "launch each", A, settings, also="gram")
+    return _one_launch_power("hits", "hits", "one launch on the CSRs of A' and A, the "
+                             "Lanczos continuation's products of A' A one launch each", A,
+                             settings, also="gram")
 
 
 def _one_launch_power(call: str, kernel: str, what: str, A, settings: Settings,

@@ -6,10 +6,10 @@ steps costs ~0.1-0.2 ms of host time an iteration against a few microseconds of 
 work at 10^5-10^6 entries.
 
 Each call runs iterations ``first + 1 .. last`` in place on the scores (fewer when the
-L1 change falls below ``limit``), with the arithmetic of the loop (the products' sums,
-then ``cuda/power.cu``'s step); the sums are folded over the grid in block order (the
-same on every run).  The caller runs a long iteration in several calls where it checks
-the changes between them (HITS's switch to Lanczos cycles).
+L1 change falls below ``limit``, or when the rate of the changes calls for Lanczos
+cycles: HITS's switch, checked in the kernel), with the arithmetic of the loop (the
+products' sums, then ``cuda/power.cu``'s step); the sums are folded over the grid in
+block order (the same on every run).
 """
 
 from __future__ import annotations
@@ -72,19 +72,20 @@ def _grid(name: str, csrs: list, n: int) -> tuple:
 
 
 def _launch(name: str, csrs: list, n: int, scores: tuple, limit: float, first: int,
-            last: int, errs) -> tuple[int, float]:
+            last: int, errs, check_after: int, predicted: float) -> tuple[int, float, bool]:
     fn, nblocks, args, part = _grid(name, csrs, n)
-    z, partials, result = cp.empty(n), cp.empty(4 * nblocks), cp.empty(2)
+    z, partials, result = cp.empty(n), cp.empty(4 * nblocks), cp.empty(3)
     barrier = cp.zeros(2, dtype=np.uint32)
-    tail = (np.float64(limit), np.int32(first), np.int32(last))
+    tail = (np.float64(limit), np.int32(first), np.int32(last), np.int32(check_after),
+            np.float64(predicted))
     work_args = (z, part, partials, barrier, errs, result)
     if name == "gb_eigen_fused":  # (the CSR, then its length)
         fn((nblocks,), (_BLOCK,), args[:5] + (np.int64(n),) + args[5:] + tail + scores
            + work_args)
     else:
         fn((nblocks,), (_BLOCK,), args + (np.int64(n),) + tail + scores + work_args)
-    it, err = (float(v) for v in result.get())
-    return int(it), err
+    it, err, slow = (float(v) for v in result.get())
+    return int(it), err, bool(slow)
 
 
 def _check(call: str, n: int, csrs: dict, errs, last: int, **scores) -> None:
@@ -110,8 +111,8 @@ def _same_index_dtypes(call: str, csr_t: tuple, csr: tuple) -> None:
 
 
 @register("eigenvector", "csr", "gpu", "fused")
-def eigenvector_fused(csr_t: tuple, x, limit: float, first: int, last: int,
-                      errs) -> tuple[int, float]:
+def eigenvector_fused(csr_t: tuple, x, limit: float, first: int, last: int, errs,
+                      check_after: int = 0, predicted: float = 0.0) -> tuple[int, float, bool]:
     """Eigenvector centrality's iterations ``first + 1 .. last`` on the GPU in one launch:
     ``x = (x + A' x) / |x + A' x|_2`` in place until ``|x' - x|_1 < limit``.
 
@@ -128,30 +129,37 @@ def eigenvector_fused(csr_t: tuple, x, limit: float, first: int, last: int,
         The iterations run are ``first + 1 .. last``.
     errs : cupy.ndarray
         float64, at least ``last`` long: ``errs[k - 1]`` receives iteration ``k``'s change.
+    check_after, predicted : int, float
+        From iteration ``check_after`` on (0: never), every tenth iteration stops when
+        the last ten changes' mean rate predicts more than ``predicted`` iterations to
+        ``limit`` (:func:`gblas.algorithms.centrality._slow`'s rule; the caller
+        continues with Lanczos cycles).
 
     Returns
     -------
-    (int, float)
-        The last iteration run and its change.
+    (int, float, bool)
+        The last iteration run, its change, and whether the rate stopped it.
 
     Examples
     --------
     >>> import cupy as cp  # doctest: +SKIP
     >>> ip, ix = cp.array([0, 1, 3, 4]), cp.array([1, 0, 2, 1])  # doctest: +SKIP
     >>> x, errs = cp.full(3, 1 / 3), cp.empty(200)  # doctest: +SKIP
-    >>> eigenvector_fused((ip, ix, None, 1.0), x, 1e-12, 0, 200, errs)[1] < 1e-12  # doctest: +SKIP
+    >>> eigenvector_fused((ip, ix, None, 1.0), x, 1e-12, 0, 200, errs)[1:]  # doctest: +SKIP
+    (..., False)
     True
     >>> [round(float(v), 4) for v in x.get()]  # doctest: +SKIP
     [0.5, 0.7071, 0.5]
     """
     n = int(csr_t[0].shape[0]) - 1
     _check("eigenvector_fused", n, {"csr_t": csr_t}, errs, last, x=x)
-    return _launch("gb_eigen_fused", [csr_t], n, (x,), limit, first, last, errs)
+    return _launch("gb_eigen_fused", [csr_t], n, (x,), limit, first, last, errs,
+                   check_after, predicted)
 
 
 @register("hits", "csr", "gpu", "fused")
-def hits_fused(csr_t: tuple, csr: tuple, h, a, limit: float, first: int, last: int,
-               errs) -> tuple[int, float]:
+def hits_fused(csr_t: tuple, csr: tuple, h, a, limit: float, first: int, last: int, errs,
+               check_after: int = 0, predicted: float = 0.0) -> tuple[int, float, bool]:
     """HITS's iterations ``first + 1 .. last`` on the GPU in one launch, in place:
     ``a = A' h / |A' h|_2``, ``h = A a`` until ``|a' - a|_1 < limit``.
 
@@ -165,15 +173,16 @@ def hits_fused(csr_t: tuple, csr: tuple, h, a, limit: float, first: int, last: i
     >>> A = (cp.array([0, 2, 3, 3]), cp.array([1, 2, 2]), None, 1.0)  # doctest: +SKIP
     >>> AT = (cp.array([0, 0, 1, 3]), cp.array([0, 0, 1]), None, 1.0)  # doctest: +SKIP
     >>> h, a, errs = cp.full(3, 1 / 3), cp.zeros(3), cp.empty(100)  # doctest: +SKIP
-    >>> hits_fused(AT, A, h, a, 1e-12, 0, 100, errs)[1] < 1e-12  # doctest: +SKIP
-    True
+    >>> hits_fused(AT, A, h, a, 1e-12, 0, 100, errs)[2]  # doctest: +SKIP
+    False
     >>> [round(float(v), 4) for v in (a / a.sum()).get()]  # doctest: +SKIP
     [0.0, 0.382, 0.618]
     """
     n = int(csr_t[0].shape[0]) - 1
     _check("hits_fused", n, {"csr_t": csr_t, "csr": csr}, errs, last, h=h, a=a)
     _same_index_dtypes("hits_fused", csr_t, csr)
-    return _launch("gb_hits_fused", [csr_t, csr], n, (h, a), limit, first, last, errs)
+    return _launch("gb_hits_fused", [csr_t, csr], n, (h, a), limit, first, last, errs,
+                   check_after, predicted)
 
 
 @register("gram", "csr", "gpu", "fused")

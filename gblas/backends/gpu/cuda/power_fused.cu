@@ -15,8 +15,10 @@
                    a = z / |z|_2, err = |a' - a|_1 over the grid   barrier
 
    (a zero norm divides by 1, as NetworkX).  errs[k - 1] receives iteration k's change,
-   result[0 .. 1] the last iteration and its change.  gb_gram_fused is one product of
-   A' A, the operator of HITS's Lanczos continuation: w = A v, barrier, y = A' w.  Data that other blocks wrote in
+   result[0 .. 2] the last iteration, its change and whether the rate of the changes
+   stopped it (gb_slow: the caller continues with Lanczos cycles).  gb_gram_fused is one
+   product of A' A, the operator of HITS's Lanczos continuation: w = A v, barrier,
+   y = A' w.  Data that other blocks wrote in
    this launch is read through the L2 (__ldcg). */
 #include "gb_pull_fused.cuh"
 
@@ -57,11 +59,27 @@ __device__ __forceinline__ bool gb_converged(double e, int it, double limit, dou
     return err < limit;
 }
 
-/* the last iteration run and its change */
-__device__ __forceinline__ void gb_result(int it, double err, double* result) {
+/* the switch to Lanczos cycles (gblas.algorithms.centrality._slow's rule): at every
+   tenth iteration from check_after on (0: never), whether the last ten changes' mean
+   rate predicts more than predicted iterations to bring err below limit (the same in
+   every block: err is, and errs was written many barriers ago) */
+__device__ __forceinline__ bool gb_slow(int it, double err, double limit, int check_after,
+                                        double predicted, const double* errs) {
+    if (check_after <= 0 || it < check_after || it < 11 || it % 10 != 0 || !(err > limit) ||
+        !(limit > 0.0))
+        return false;
+    const double before = __ldcg(errs + it - 11);
+    if (!(before > 0.0) || !isfinite(err)) return false;
+    const double rate = pow(err / before, 0.1);
+    return rate >= 1.0 || log(limit / err) / log(rate) > predicted;
+}
+
+/* the last iteration run, its change, and whether the switch stopped it */
+__device__ __forceinline__ void gb_result(int it, double err, bool slow, double* result) {
     if (blockIdx.x == 0 && threadIdx.x == 0) {
         result[0] = (double)it;
         result[1] = err;
+        result[2] = slow ? 1.0 : 0.0;
     }
 }
 
@@ -70,11 +88,13 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
         const double* __restrict__ vals, int has_vals, double iso, long long n,
         const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
         const int* __restrict__ cslot, long long nlong, long long nchunks,
-        double limit, int k0, int k1, double* x, double* z, double* part,
+        double limit, int k0, int k1, int check_after, double predicted, double* x, double* z,
+        double* part,
         double* partials, unsigned int* barrier, double* errs, double* result) {
     double err = GB_INF;
     int it = k0;
     unsigned int half = 0;
+    bool slow = false;
     while (it < k1) {
         ++it;
         double ss = 0.0;
@@ -91,8 +111,9 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
         const double e = gb_divide_in_place(z, x, gb_grid_norm(ss, partials, half, barrier),
                                             n);
         if (gb_converged(e, it, limit, partials, half, barrier, errs, err)) break;
+        if ((slow = gb_slow(it, err, limit, check_after, predicted, errs))) break;
     }
-    gb_result(it, err, result);
+    gb_result(it, err, slow, result);
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
@@ -104,12 +125,14 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
         const double* __restrict__ vals, int has_vals, double iso,
         const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
         const int* __restrict__ cslot, long long nlong, long long nchunks,
-        long long n, double limit, int k0, int k1, double* h, double* a, double* z,
+        long long n, double limit, int k0, int k1, int check_after, double predicted,
+        double* h, double* a, double* z,
         double* part, double* partials, unsigned int* barrier, double* errs,
         double* result) {
     double err = GB_INF;
     int it = k0;
     unsigned int half = 0;
+    bool slow = false;
     while (it < k1) {
         ++it;
         double ss = 0.0;
@@ -132,8 +155,9 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
         /* a' and its change */
         const double e = gb_divide_in_place(z, a, norm, n);
         if (gb_converged(e, it, limit, partials, half, barrier, errs, err)) break;
+        if ((slow = gb_slow(it, err, limit, check_after, predicted, errs))) break;
     }
-    gb_result(it, err, result);
+    gb_result(it, err, slow, result);
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_gram_fused(
