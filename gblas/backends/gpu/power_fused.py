@@ -79,11 +79,7 @@ def _launch(name: str, csrs: list, n: int, scores: tuple, limit: float, first: i
     tail = (np.float64(limit), np.int32(first), np.int32(last), np.int32(check_after),
             np.float64(predicted))
     work_args = (z, part, partials, barrier, errs, result)
-    if name == "gb_eigen_fused":  # (the CSR, then its length)
-        fn((nblocks,), (_BLOCK,), args[:5] + (np.int64(n),) + args[5:] + tail + scores
-           + work_args)
-    else:
-        fn((nblocks,), (_BLOCK,), args + (np.int64(n),) + tail + scores + work_args)
+    fn((nblocks,), (_BLOCK,), args + (np.int64(n),) + tail + scores + work_args)
     it, err, slow = (float(v) for v in result.get())
     return int(it), err, bool(slow)
 

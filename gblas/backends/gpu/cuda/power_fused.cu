@@ -22,6 +22,17 @@
    this launch is read through the L2 (__ldcg). */
 #include "gb_pull_fused.cuh"
 
+/* one CSR's kernel arguments, names prefixed by p: its arrays, value flag and iso value,
+   then the schedule of its long rows; GB_PULL_OVER(p) passes them to gb_pull_rows */
+#define GB_CSR_ARGS(p)                                                                   \
+    const ip_t* __restrict__ p##indptr, const ix_t* __restrict__ p##indices,             \
+    const double* __restrict__ p##vals, int p##has_vals, double p##iso,                  \
+    const long long* __restrict__ p##long_rows, const long long* __restrict__ p##cptr,   \
+    const int* __restrict__ p##cslot, long long p##nlong, long long p##nchunks
+#define GB_PULL_OVER(p)                                                                  \
+    p##indptr, p##indices, p##vals, p##has_vals, p##iso, n, p##long_rows, p##cptr,       \
+    p##cslot, p##nlong, p##nchunks, part, barrier
+
 #define GB_INF __longlong_as_double(0x7ff0000000000000LL)
 
 /* the norm a step divides by, |z|_2 (1 when it is 0), from this thread's share ss of
@@ -84,12 +95,8 @@ __device__ __forceinline__ void gb_result(int it, double err, bool slow, double*
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
-        const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
-        const double* __restrict__ vals, int has_vals, double iso, long long n,
-        const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
-        const int* __restrict__ cslot, long long nlong, long long nchunks,
-        double limit, int k0, int k1, int check_after, double predicted, double* x, double* z,
-        double* part,
+        GB_CSR_ARGS(), long long n, double limit, int k0, int k1, int check_after,
+        double predicted, double* x, double* z, double* part,
         double* partials, unsigned int* barrier, double* errs, double* result) {
     double err = GB_INF;
     int it = k0;
@@ -99,9 +106,7 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
         ++it;
         double ss = 0.0;
         /* z = x + A' x (every vertex sums its in-neighbours' scores) */
-        gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot,
-                     nlong, nchunks, part, barrier,
-                     [&](long long j) { return __ldcg(x + j); },
+        gb_pull_rows(GB_PULL_OVER(), [&](long long j) { return __ldcg(x + j); },
                      [&](long long i, double y) {
                          const double v = __ldcg(x + i) + 1.0 * y;
                          z[i] = v;
@@ -117,18 +122,9 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
-        const ip_t* __restrict__ t_indptr, const ix_t* __restrict__ t_indices,
-        const double* __restrict__ t_vals, int t_has_vals, double t_iso,
-        const long long* __restrict__ t_long_rows, const long long* __restrict__ t_cptr,
-        const int* __restrict__ t_cslot, long long t_nlong, long long t_nchunks,
-        const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
-        const double* __restrict__ vals, int has_vals, double iso,
-        const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
-        const int* __restrict__ cslot, long long nlong, long long nchunks,
-        long long n, double limit, int k0, int k1, int check_after, double predicted,
-        double* h, double* a, double* z,
-        double* part, double* partials, unsigned int* barrier, double* errs,
-        double* result) {
+        GB_CSR_ARGS(t_), GB_CSR_ARGS(), long long n, double limit, int k0, int k1,
+        int check_after, double predicted, double* h, double* a, double* z, double* part,
+        double* partials, unsigned int* barrier, double* errs, double* result) {
     double err = GB_INF;
     int it = k0;
     unsigned int half = 0;
@@ -137,9 +133,7 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
         ++it;
         double ss = 0.0;
         /* z = A' h: authorities gather the hub scores of their in-neighbours */
-        gb_pull_rows(t_indptr, t_indices, t_vals, t_has_vals, t_iso, n, t_long_rows, t_cptr,
-                     t_cslot, t_nlong, t_nchunks, part, barrier,
-                     [&](long long j) { return __ldcg(h + j); },
+        gb_pull_rows(GB_PULL_OVER(t_), [&](long long j) { return __ldcg(h + j); },
                      [&](long long i, double y) {
                          const double v = 1.0 * y;
                          z[i] = v;
@@ -148,9 +142,7 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
         const double norm = gb_grid_norm(ss, partials, half, barrier);
         /* h = A a' with a' = z / |z|_2: hubs gather their out-neighbours' authorities
            (h is no longer read in this iteration) */
-        gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot, nlong,
-                     nchunks, part, barrier,
-                     [&](long long j) { return __ldcg(z + j) / norm; },
+        gb_pull_rows(GB_PULL_OVER(), [&](long long j) { return __ldcg(z + j) / norm; },
                      [&](long long i, double y) { h[i] = 1.0 * y; });
         /* a' and its change */
         const double e = gb_divide_in_place(z, a, norm, n);
@@ -161,24 +153,13 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_gram_fused(
-        const ip_t* __restrict__ t_indptr, const ix_t* __restrict__ t_indices,
-        const double* __restrict__ t_vals, int t_has_vals, double t_iso,
-        const long long* __restrict__ t_long_rows, const long long* __restrict__ t_cptr,
-        const int* __restrict__ t_cslot, long long t_nlong, long long t_nchunks,
-        const ip_t* __restrict__ indptr, const ix_t* __restrict__ indices,
-        const double* __restrict__ vals, int has_vals, double iso,
-        const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
-        const int* __restrict__ cslot, long long nlong, long long nchunks,
-        long long n, const double* __restrict__ v, double* w, double* y, double* part,
-        unsigned int* barrier) {
+        GB_CSR_ARGS(t_), GB_CSR_ARGS(), long long n, const double* __restrict__ v, double* w,
+        double* y, double* part, unsigned int* barrier) {
     /* w = A v: hubs gather their out-neighbours' scores */
-    gb_pull_rows(indptr, indices, vals, has_vals, iso, n, long_rows, cptr, cslot, nlong,
-                 nchunks, part, barrier, [&](long long j) { return v[j]; },
+    gb_pull_rows(GB_PULL_OVER(), [&](long long j) { return v[j]; },
                  [&](long long i, double s) { w[i] = 1.0 * s; });
     gb_grid_barrier(barrier, barrier + 1);
     /* y = A' w: authorities gather their in-neighbours' hub scores */
-    gb_pull_rows(t_indptr, t_indices, t_vals, t_has_vals, t_iso, n, t_long_rows, t_cptr,
-                 t_cslot, t_nlong, t_nchunks, part, barrier,
-                 [&](long long j) { return __ldcg(w + j); },
+    gb_pull_rows(GB_PULL_OVER(t_), [&](long long j) { return __ldcg(w + j); },
                  [&](long long i, double s) { y[i] = 1.0 * s; });
 }
