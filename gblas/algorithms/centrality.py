@@ -521,7 +521,7 @@ def hits(A, tol: float = 1e-10, max_iter: int = 1000, start=None, normalized: bo
 
     A power iteration (``a = A' h``, ``h = A a``; on a GPU Matrix of up to 2^24 entries
     in one kernel launch, as ``gb.explain`` shows).  Where its changes
-    predict more than :data:`KRYLOV_PREDICTED` iterations to go (close singular values:
+    predict more than ``KRYLOV_PREDICTED`` (100) iterations to go (close singular values:
     meshes, road networks), it continues from its last iterate with Lanczos cycles on
     ``A' A``, to the same rule and within the same ``max_iter`` (each cycle's product
     counts as one iteration).
