@@ -41,3 +41,17 @@ def test_invariant_start_stops_at_once():
     x, used, err = dominant_eigenvector(lambda v: M @ v, np.array([1.0, 0, 0]), tol=1e-12,
                                         budget=100, xp=np)
     assert err < 1e-12 and used == 2 and x.tolist() == [1.0, 0.0, 0.0]
+
+
+def test_invariant_space_inside_a_cycle_counts_its_products_only():
+    """A start in the span of two eigenvectors: the space is invariant after two products,
+    the rest of the cycle runs on zeros (no warnings) and is not counted."""
+    import warnings
+
+    M = np.diag([3.0, 1.0, 0.5, 0.25, 0.125])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x, used, err = dominant_eigenvector(lambda v: M @ v, np.array([1.0, 1.0, 0, 0, 0]),
+                                            tol=1e-12, budget=100, xp=np, steps=4)
+    assert err < 1e-12 and used == 3  # two products in the cycle, one for the check
+    np.testing.assert_allclose(x, [1.0, 0, 0, 0, 0], atol=1e-15)
