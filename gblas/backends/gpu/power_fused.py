@@ -1,6 +1,7 @@
 """``("eigenvector", "csr", "gpu", "fused")`` and ``("hits", "csr", "gpu", "fused")``:
 eigenvector centrality's and HITS's power iterations in one kernel launch
-(``cuda/power_fused.cu``), for graphs whose products leave the device idle between
+(``cuda/power_fused.cu``), and ``("gram", "csr", "gpu", "fused")``, one product of
+``A' A`` for HITS's Lanczos continuation, for graphs whose products leave the device idle between
 launches, as PageRank's (:mod:`.pagerank_loop`): a loop of planned products and fused
 steps costs ~0.1-0.2 ms of host time an iteration against a few microseconds of device
 work at 10^5-10^6 entries.
@@ -35,9 +36,9 @@ _CHUNK = 256
 
 @functools.lru_cache(maxsize=64)
 def power_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
-    """CUDA source of ``gb_eigen_fused`` and ``gb_hits_fused`` for index dtypes ``ip``,
-    ``ix``, ``group`` lanes per short row and rows of more than ``smax`` entries cut into
-    chunks."""
+    """CUDA source of ``gb_eigen_fused``, ``gb_hits_fused`` and ``gb_gram_fused`` for index
+    dtypes ``ip``, ``ix``, ``group`` lanes per short row and rows of more than ``smax``
+    entries cut into chunks."""
     return codegen.source("power_fused.cu", names=dict(ip_t=ip, ix_t=ix),
                           flags=dict(GB_G=int(group), GB_SMAX=int(smax), GB_CHUNK=_CHUNK,
                                      GB_MINB=MAX_BLOCKS_PER_SM))
