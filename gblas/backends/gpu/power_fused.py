@@ -1,10 +1,10 @@
 """``("eigenvector", "csr", "gpu", "fused")`` and ``("hits", "csr", "gpu", "fused")``:
 eigenvector centrality's and HITS's power iterations in one kernel launch
 (``cuda/power_fused.cu``), and ``("gram", "csr", "gpu", "fused")``, one product of
-``A' A`` for HITS's Lanczos continuation, for graphs whose products leave the device idle between
-launches, as PageRank's (:mod:`.pagerank_loop`): a loop of planned products and fused
-steps costs ~0.1-0.2 ms of host time an iteration against a few microseconds of device
-work at 10^5-10^6 entries.
+``A' A`` for HITS's Lanczos continuation, for graphs whose products leave the device
+idle between launches, as PageRank's (:mod:`.pagerank_loop`): a loop of planned
+products and fused steps costs ~0.1-0.2 ms of host time an iteration against a few
+microseconds of device work at 10^5-10^6 entries.
 
 Each call runs iterations ``first + 1 .. last`` in place on the scores (fewer when the
 L1 change falls below ``limit``, or when the rate of the changes calls for Lanczos
