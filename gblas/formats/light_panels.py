@@ -96,11 +96,11 @@ HEAD = 0x8000
 #: float32).  On an H100 (Kronecker scale 25, a prototype of these kernels) 16384-column
 #: panels ran phase 1 in 2.7 ms and 32768-column panels (one block per SM) in 4.4 ms.
 DEFAULT_PANEL_COLS = 16384
-#: Rows per row panel of phase 2 (accumulators and flags in shared memory: 160 KiB for
-#: float32; 8-byte results split a panel between two blocks).  On an H100 (Kronecker
-#: scale 22 / 25, float32 plus_times, 16384-column panels) 32768-row panels ran in 0.47 /
-#: 4.32 ms, 16384-row panels in 0.55 / 4.60 ms.
-DEFAULT_PANEL_ROWS = 32768
+#: Rows per row panel of phase 2: 8-byte accumulators of one panel fit one block's shared
+#: memory (a 32768-row panel was split between two blocks, each reading all its
+#: partials); phase 2 joins two panels a block for 4-byte ones
+#: (:data:`gblas.backends.gpu.light_panels.REDUCE_ROWS`).
+DEFAULT_PANEL_ROWS = 16384
 #: Most entries of a unit (a thread block of phase 1).
 DEFAULT_UNIT_ENTRIES = 1 << 18
 #: Rows of a (column panel, row panel) interleaved by shared-memory bank (see
