@@ -183,6 +183,9 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                ("gb_bfs_push", "gb_bfs_push_big", "gb_bfs_pull", "gb_bfs_mark",
                 "gb_bfs_parents", "gb_bfs_start", "gb_bfs_local", "gb_bfs_small"))
     yield "pagerank", vector_kernels.pagerank_source(), ("gb_pagerank_step",)
+    for ip in (np.int32, np.int64):
+        yield (f"pagerank start {np.dtype(ip).name}",
+               vector_kernels.pagerank_start_source(np.dtype(ip)), ("gb_pagerank_start",))
     yield "power", vector_kernels.power_source(), ("gb_power_combine", "gb_power_update")
     for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int32, 8),
                           (np.int64, np.int64, 32)):

@@ -34,7 +34,7 @@ import math
 
 import numpy as np
 
-from .._device import array_sum, count_nonzero, device_of, to_device, xp_for
+from .._device import array_sum, device_of, to_device, xp_for
 from ..core.dispatch import dispatchable
 from ..exceptions import DimensionMismatch, GraphBLASError, InvalidObject, InvalidValue, bad_arg
 from ._progress import Progress
@@ -269,22 +269,22 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
         # d = A (+.pair) 1, the out-degree of a pattern, or A (+.x) 1 of a matrix whose
         # entries all hold one value v, v times it: entries per row, read from the row
         # pointers (no product, no plan)
-        dv = csr.degrees().astype(f64)
-        if A.dtype != np.bool_:
-            dv *= float(csr.iso_value)
-        ok = dv != 0
+        degrees, present, from_indptr = csr.indptr, None, True
+        scale = 1.0 if A.dtype == np.bool_ else float(csr.iso_value)
     else:
         # d = A (+.x) 1: the weighted out-degree (plus_pair, the entry count, for a
         # pattern); dangling vertices get no entry
         d = mxv(A, Vector.full(n, 1.0, device=dev), "plus_pair" if A.dtype == np.bool_ else mul)
         dd = d.dense_data()
-        dv = dd.values.astype(f64, copy=False)
-        ok = dv != 0 if dd.present is None else dd.present & (dv != 0)
+        degrees, present, from_indptr, scale = dd.values, dd.present, False, 1.0
         del d, dd
     # w = alpha ./ d where d has a nonzero entry, 0 elsewhere: zero-weight rows are
-    # dangling, as in NetworkX; w == 0 marks the dangling vertices below
-    w = xp.where(ok, alpha / xp.where(ok, dv, 1.0), 0.0)
-    del dv, ok
+    # dangling, as in NetworkX; w == 0 marks the dangling vertices below.  r_0 = 1/n;
+    # s = r .* w (each vertex's damped rank per unit of out-weight); state_0 = [0, m_0],
+    # m_0 the rank the dangling vertices hold (one pass, no read back)
+    w, s, r0, state0 = executor.array_kernel("pagerank_start", dev)(
+        degrees, present, from_indptr, scale, alpha)
+    del degrees, present
     # p: the teleport distribution (None: uniform 1/n, read as a scalar)
     p = None if personalization is None else personalization_vector(personalization, n, call, dev)
     params = {"n": n, "nvals": A.nvals, "damping": alpha, "tol": float(tol),
@@ -296,12 +296,9 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
                          resumed=start is not None)
     if plan.key is not None:
         return _fused(A, plan, w, p, alpha, limit, max_iter, criterion, call, progress)
-    # r_0 = 1/n; s = r .* w (each vertex's damped rank per unit of out-weight)
-    rbuf = [xp.full(n, 1.0 / n), xp.empty(n)]  # r_k lives in rbuf[k % 2]
-    s = w * (1.0 / n)
+    rbuf = [r0, xp.empty(n)]  # r_k lives in rbuf[k % 2]
     # state_k = [|r_k - r_{k-1}|_1, m_k]: m_k = sum(r_k over dangling), on the device
-    sbuf = [xp.zeros(2), xp.empty(2)]
-    sbuf[0][1] = count_nonzero(w == 0) / n
+    sbuf = [state0, xp.empty(2)]
     errs, first = [], 1
     if start is not None:
         # r_k, s_k and state_k as saved: the iteration goes on with k + 1

@@ -1,6 +1,6 @@
 """Vectors made on their device: ``Vector.full`` and ``Vector.from_dense`` of a CuPy array,
-and the fused PageRank and power-iteration step kernels against their NumPy definitions
-on every device."""
+and the fused PageRank start and step kernels and the power-iteration step kernel
+against their NumPy definitions on every device."""
 
 from __future__ import annotations
 
@@ -90,6 +90,41 @@ def test_pagerank_step_kernel(device, n, with_p, with_pres):
     again = host(step(dev(y), dev(ypres), dev(p), 1.0 / n, dev(r), dev(w), alpha,
                       xp.asarray([0.0, m]), xp.empty(n), xp.empty(n)))
     assert np.array_equal(st, again)
+
+
+def _start_reference(d, present, alpha):
+    """PageRank's first vectors as the algorithm wrote them before the fused kernel."""
+    n = d.size
+    ok = d != 0 if present is None else present & (d != 0)
+    w = np.where(ok, alpha / np.where(ok, d, 1.0), 0.0)
+    return w, w * (1.0 / n), np.full(n, 1.0 / n), [0.0, np.count_nonzero(w == 0) / n]
+
+
+@pytest.mark.parametrize("n", [1, 7, 1000, 70_001])
+@pytest.mark.parametrize("form", ["indptr", "indptr_iso", "indptr_int64", "degrees",
+                                  "degrees_present", "no_damping"])
+def test_pagerank_start_kernel(device, n, form):
+    """PageRank's first vectors (w, s, r) and state on every device, bitwise against
+    their NumPy definition: from a pattern's row pointers (bool or iso values) or from
+    weighted out-degrees with or without flags; alpha 0 makes every vertex dangling."""
+    rng = np.random.default_rng(n + len(form))
+    xp = xp_for(device)
+    counts = np.where(rng.random(n) < 0.3, 0, rng.integers(1, 9, n))
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(
+        np.int64 if form == "indptr_int64" else np.int32)
+    alpha = 0.0 if form == "no_damping" else 0.85
+    scale = 2.5 if form == "indptr_iso" else 1.0
+    present = None
+    if form.startswith("indptr") or form == "no_damping":
+        args, d = (xp.asarray(indptr), None, True, scale), counts * scale
+    else:
+        d = np.where(counts == 0, 0.0, rng.random(n) * counts)
+        present = rng.random(n) < 0.9 if form == "degrees_present" else None
+        args = (xp.asarray(d), None if present is None else xp.asarray(present), False, 1.0)
+    got = get_kernel("pagerank_start", "array", device)(*args, alpha)
+    host = lambda a: a.get() if hasattr(a, "get") else a  # noqa: E731
+    for g, want in zip(got, _start_reference(d.astype(np.float64), present, alpha)):
+        assert np.array_equal(host(g), np.asarray(want, dtype=np.float64))
 
 
 def _power_reference(y, ypres, x, b, scale, add_x, normalize):

@@ -13,6 +13,13 @@ product ``y = A' s``::
 uniform), one write of ``r'`` and ``s'``, both sums folded on the way: the unfused form
 makes five passes and four temporaries.
 
+``("pagerank_start", "array", "cpu")`` -- the iteration's first vectors from the
+out-degrees ``d`` (read from the row pointers of a pattern, or given)::
+
+    w      = alpha ./ d  where d != 0 (and present), else 0   # 0: a dangling vertex
+    s      = w * (1 / n);   r = 1 / n
+    state  = [0, (the vertices where w == 0) / n]
+
 ``("power_step", "array", "cpu")`` -- the vector work of one power iteration (eigenvector,
 Katz and HITS centralities) after a product ``y``, the next scores written to ``out``
 (which may be ``x``)::
@@ -35,7 +42,7 @@ from ..registry import register
 from ..vector_checks import check_lengths
 from .jitcache import jit
 
-__all__ = ["pagerank_step", "power_step", "read_async"]
+__all__ = ["pagerank_start", "pagerank_step", "power_step", "read_async"]
 
 _EMPTY_BOOL = np.zeros(0, dtype=np.bool_)
 _EMPTY_F64 = np.zeros(0, dtype=np.float64)
@@ -67,6 +74,50 @@ def _step_body(y, ypres, has_ypres, p, has_p, p_uniform, r, w, c, r_new, s_new):
 # one definition, compiled twice: prange runs as range in the sequential one
 _step_parallel = jit(parallel=True)(_step_body)
 _step_sequential = jit()(_step_body)
+
+
+@register("pagerank_start", "array", "cpu")
+def pagerank_start(degrees, present, from_indptr: bool, scale: float, alpha: float):
+    """PageRank's first vectors: ``w``, ``s``, ``r`` and ``state`` (see the module).
+
+    Parameters
+    ----------
+    degrees : numpy.ndarray
+        The row pointers of a pattern CSR (``from_indptr``), or the out-degrees.
+    present : numpy.ndarray of bool or None
+        Which out-degrees exist (None: all; not read with ``from_indptr``).
+    from_indptr : bool
+        ``degrees`` holds row pointers: ``d_i = (indptr[i + 1] - indptr[i]) * scale``.
+    scale : float
+        The value of every entry of the pattern (1 for a bool matrix).
+    alpha : float
+        The damping factor.
+
+    Returns
+    -------
+    (w, s, r, state) : tuple of numpy.ndarray
+        float64; ``state = [0, m]``, ``m`` the rank the dangling vertices hold.
+
+    Examples
+    --------
+    >>> w, s, r, st = pagerank_start(np.array([0, 2, 2]), None, True, 1.0, 0.85)
+    >>> w.tolist(), s.tolist(), st.tolist()
+    ([0.425, 0.0], [0.2125, 0.0], [0.0, 0.5])
+    """
+    if from_indptr:
+        d = np.diff(degrees).astype(np.float64)
+        if scale != 1.0:
+            d *= scale
+        ok = d != 0
+    else:
+        d = np.asarray(degrees, dtype=np.float64)
+        ok = d != 0 if present is None else present & (d != 0)
+    n = d.shape[0]
+    w = np.where(ok, alpha / np.where(ok, d, 1.0), 0.0)
+    r = np.full(n, 1.0 / n) if n else np.empty(0)
+    s = w * (1.0 / n) if n else np.empty(0)
+    state = np.array([0.0, np.count_nonzero(w == 0) / n if n else 0.0])
+    return w, s, r, state
 
 
 @register("pagerank_step", "array", "cpu")

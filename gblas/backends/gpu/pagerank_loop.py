@@ -117,11 +117,11 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
     n = int(w.shape[0])
     nnz = int(indices.size)
     dangling = w == 0.0
-    if r0 is None:  # 1/n everywhere: the dangling rank as the loop counts it
-        r, m = cp.full(n, 1.0 / n), reductions.count_nonzero(dangling) / n
+    if r0 is None:  # 1/n everywhere: the dangling rank as the loop counts it, on the device
+        r, m = cp.full(n, 1.0 / n), cp.count_nonzero(dangling).reshape(1) / n
     else:
         r = cp.array(r0, dtype=np.float64)
-        m = reductions.total(r[dangling])
+        m = cp.full(1, reductions.total(r[dangling]), dtype=np.float64)
     group, smax, long_rows, cptr, cslot = fused_schedule(indptr, n, nnz)
     nlong, nchunks = int(long_rows.size), int(cslot.size)
     fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax),
@@ -143,7 +143,7 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
        (indptr, indices, vals, np.int32(values is not None), np.float64(iso), pv,
         np.int32(p is not None), np.float64(1.0 / n if n else 0.0),
         cp.ascontiguousarray(w, dtype=np.float64), np.float64(alpha), np.float64(limit),
-        np.int32(max_iter), np.int64(n), np.float64(m), long_rows, cptr, cslot,
+        np.int32(max_iter), np.int64(n), m, long_rows, cptr, cslot,
         np.int64(nlong), np.int64(nchunks), r, r_b, s, s_b, part, partials, barrier, result))
     it, err = (float(v) for v in result.get())
     # iteration k writes r_b when k is odd (the buffers swap after each)

@@ -9,6 +9,10 @@ device.  ``m`` is read from ``state_in`` on the device, so an iteration needs no
 from the host; the caller reads ``state_out[0]`` once per iteration (its one
 synchronization).
 
+``("pagerank_start", "array", "gpu")``: the iteration's first vectors (``w``, ``s``,
+``r``) and state from the out-degrees, in one launch and without reading the dangling
+count back (the CPU module's contract).
+
 ``("power_step", "array", "gpu")``: the vector work of one power iteration (eigenvector,
 Katz, HITS) with the CPU module's contract, in two launches (the norm is needed before
 the division) and no synchronization.
@@ -29,7 +33,8 @@ from ..vector_checks import check_lengths
 from . import codegen
 from .launch import blocks, dummy, sm_count
 
-__all__ = ["pagerank_source", "pagerank_step", "power_source", "power_step", "read_async"]
+__all__ = ["pagerank_source", "pagerank_start", "pagerank_step", "power_source", "power_step",
+           "read_async"]
 
 _BLOCK = 256
 #: Blocks per multiprocessor of the step (a grid-stride loop covers the rest).
@@ -44,6 +49,12 @@ def pagerank_source() -> str:
 def power_source() -> str:
     """CUDA source of ``gb_power_combine`` and ``gb_power_update`` (``cuda/power.cu``)."""
     return codegen.source("power.cu")
+
+
+@functools.lru_cache(maxsize=8)
+def pagerank_start_source(ip) -> str:
+    """CUDA source of ``gb_pagerank_start`` for row pointers of dtype ``ip``."""
+    return codegen.source("pagerank_start.cu", names=dict(ip_t=ip))
 
 
 _WORK: dict = {}
@@ -122,6 +133,41 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
         np.float64(p_uniform), r, w, np.float64(alpha), np.int64(n), state_in, r_new, s_new,
         state_out, partials, ticket))
     return state_out
+
+
+@register("pagerank_start", "array", "gpu")
+def pagerank_start(degrees, present, from_indptr: bool, scale: float, alpha: float):
+    """PageRank's first vectors on the GPU in one launch, with no synchronization.
+
+    Parameters and returns as :func:`gblas.backends.cpu.vector_kernels.pagerank_start`
+    (CuPy arrays in and out).
+
+    Examples
+    --------
+    >>> import cupy as cp  # doctest: +SKIP
+    >>> w, s, r, st = pagerank_start(cp.array([0, 2, 2]), None, True, 1.0,
+    ...                              0.85)  # doctest: +SKIP
+    >>> w.tolist(), st.tolist()  # doctest: +SKIP
+    ([0.425, 0.0], [0.0, 0.5])
+    """
+    import cupy as cp
+
+    n = int(degrees.shape[0]) - 1 if from_indptr else int(degrees.shape[0])
+    w, s, r = cp.empty(n), cp.empty(n), cp.empty(n)
+    state = cp.zeros(2, dtype=np.float64)
+    if n == 0:
+        return w, s, r, state
+    nblocks = _grid(n)
+    partials, ticket, _ = _workspace(nblocks)
+    ip = degrees.dtype if from_indptr else np.dtype(np.int64)
+    fn = codegen.get_function(pagerank_start_source(ip), "gb_pagerank_start")
+    fn((nblocks,), (_BLOCK,),
+       (degrees if from_indptr else dummy(np.int64),
+        dummy(np.float64) if from_indptr else cp.ascontiguousarray(degrees, dtype=np.float64),
+        dummy() if present is None else present, np.int32(bool(from_indptr)),
+        np.int32(present is not None), np.float64(scale), np.float64(alpha), np.int64(n),
+        w, s, r, state, partials, ticket))
+    return w, s, r, state
 
 
 @register("power_step", "array", "gpu")

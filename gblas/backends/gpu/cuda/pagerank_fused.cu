@@ -40,12 +40,12 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_pagerank_fused(
         const double* __restrict__ vals, int has_vals, double iso,
         const double* __restrict__ p, int has_p, double p_uniform,
         const double* __restrict__ w, double alpha, double limit, int max_iter,
-        long long n, double m0,
+        long long n, const double* __restrict__ m0,
         const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
         const int* __restrict__ cslot, long long nlong, long long nchunks,
         double* r_a, double* r_b, double* s_a, double* s_b, double* part,
         double* partials, unsigned int* barrier, double* result) {
-    double m = m0, err = __longlong_as_double(0x7ff0000000000000LL);  /* +inf */
+    double m = *m0, err = __longlong_as_double(0x7ff0000000000000LL);  /* +inf */
     int it = 0;
     double *r = r_a, *rn = r_b, *s = s_a, *sn = s_b;
     while (it < max_iter) {
