@@ -152,12 +152,11 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
         yield (f"hl-merge-{tag}",
                heavy_light.merge_source(sr, tys, allow=flag[2], tile_rows=8192),
                ("gb_hl_merge",))
-        for group, pf, sub, join, cb in ((128, False, 1, 2, 0), (256, True, 2, 1, 2048)):
+        for group, pf, sub, cb in ((128, False, 1, 0), (256, True, 2, 2048)):
             yield (f"panels-{group}-{tag}",
                    light_panels.panels_source(sr, tys, av=d, xv=d, iso=flag[0],
                                               xpres=flag[1], allow=flag[2], panel_cols=16384,
-                                              panel_rows=32768 if sub > 1 else 16384,
-                                              sub=sub, join=join, group=group,
+                                              panel_rows=32768, sub=sub, group=group,
                                               prefetch=pf, chunk_batch=cb,
                                               chunk_at=65536 if cb else 0)[0],
                    ("gb_lp_stream", "gb_lp_reduce"))

@@ -96,10 +96,10 @@ HEAD = 0x8000
 #: float32).  On an H100 (Kronecker scale 25, a prototype of these kernels) 16384-column
 #: panels ran phase 1 in 2.7 ms and 32768-column panels (one block per SM) in 4.4 ms.
 DEFAULT_PANEL_COLS = 16384
-#: Rows per row panel of phase 2: 8-byte accumulators of one panel fit one block's shared
-#: memory (a 32768-row panel was split between two blocks, each reading all its
-#: partials); phase 2 joins two panels a block for 4-byte ones
-#: (:data:`gblas.backends.gpu.light_panels.REDUCE_ROWS`).
+#: Rows per row panel of phase 2: the 8-byte accumulators of one panel fit one block's
+#: shared memory (a 32768-row panel was split between two blocks, each reading all of its
+#: partials).  float64 products gain 6-7%, float32 ones lose 4-11%
+#: (``benchmarks/results/light_panels_f64_gpu.md``).
 DEFAULT_PANEL_ROWS = 16384
 #: Most entries of a unit (a thread block of phase 1).
 DEFAULT_UNIT_ENTRIES = 1 << 18

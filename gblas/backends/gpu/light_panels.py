@@ -12,9 +12,8 @@ Two kernels (``cuda/light_panels.cu``):
    values in groups of 256 a warp loads its next group while it folds the current one,
    and the blocks take 512 threads when ``x`` exceeds half the L2
    (:func:`_stream_threads`).
-2. ``gb_lp_reduce`` -- one thread block per row panel (per share of one when its
-   accumulators do not fit the shared memory, per run of up to :data:`MAX_JOIN` when
-   several fit within :data:`REDUCE_ROWS` rows) folds the panel's chunks of partials into
+2. ``gb_lp_reduce`` -- one thread block per row panel (or per share of one when its
+   accumulators do not fit the shared memory) folds the panel's chunks of partials into
    shared-memory accumulators with atomic updates (:func:`.folds.scatter_plan`, float
    ``min`` / ``max`` by integer atomics), its chunk bounds copied to shared memory
    :data:`CHUNK_BATCH` at a time, then writes ``y`` and its flags (with a dense ``x`` the
@@ -57,18 +56,11 @@ THREADS = 1024
 #: Chunk bounds phase 2 copies to shared memory at a time (16 bytes each).
 CHUNK_BATCH = 2048
 
-#: Most rows one block of phase 2 folds: up to :data:`MAX_JOIN` consecutive row panels
-#: are joined within it where their accumulators fit (float32 folds two 16384-row panels
-#: a block, float64 one).
-REDUCE_ROWS = 32768
-#: Most row panels one block of phase 2 joins (the kernel finds a chunk's panel among them).
-MAX_JOIN = 4
-
 
 @functools.lru_cache(maxsize=512)
 def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xpres: bool,
                   allow: bool, panel_cols: int, panel_rows: int, sub: int = 1,
-                  join: int = 1, group: int = 128, prefetch: bool = False, chunk_batch: int = 0,
+                  group: int = 128, prefetch: bool = False, chunk_batch: int = 0,
                   chunk_at: int = 0) -> tuple[str, np.dtype]:
     """CUDA source of ``gb_lp_stream`` and ``gb_lp_reduce``, and the accumulator dtype.
 
@@ -87,8 +79,6 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         The layout's panel sizes.
     sub : int, default 1
         Blocks sharing one row panel in ``gb_lp_reduce``.
-    join : int, default 1
-        Consecutive row panels one block of ``gb_lp_reduce`` folds (with ``sub`` 1).
     group : {128, 256}, default 128
         The layout's entries per group (4 or 8 per lane).
     prefetch : bool, default False
@@ -119,9 +109,8 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         "light_panels.cu", semiring=semiring, types=types,
         names=dict(av_t=av, xv_t=xv, acc_t=acc),
         flags=dict(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
-                   GB_RR=int(panel_rows), GB_SUB=int(sub), GB_JOIN=int(join),
-                   GB_K=int(group) // 32,
-                   GB_RS=-(-int(panel_rows) * int(join) // int(sub)), GB_PF=bool(prefetch),
+                   GB_RR=int(panel_rows), GB_SUB=int(sub), GB_K=int(group) // 32,
+                   GB_RS=-(-int(panel_rows) // int(sub)), GB_PF=bool(prefetch),
                    GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at),
                    GB_IDENT=f"((acc_t){codegen.c_literal(ident, r)})"),
         extra=scatter), acc
@@ -200,18 +189,14 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
     flag = int(xpres)   # phase 2's presence flag per row
     cb = 16 * int(chunk_batch)
     room = max_block_smem() - cb
-    per_panel = L.panel_rows * (acc.itemsize + flag)
-    sub = -(-per_panel // room)
-    join = max(1, min(MAX_JOIN, REDUCE_ROWS // L.panel_rows, room // per_panel)) \
-        if sub == 1 else 1
-    rs = -(-L.panel_rows * join // sub)
+    sub = -(-L.panel_rows * (acc.itemsize + flag) // room)
+    rs = -(-L.panel_rows // sub)
     at = -(-rs * (acc.itemsize + flag) // 16) * 16
     vd = L.dtype if iso else L.val.dtype
 
     src = panels_source(semiring, types, av=vd, xv=xv.dtype, iso=iso, xpres=xpres,
                         allow=allow, panel_cols=L.panel_cols, panel_rows=L.panel_rows,
-                        sub=sub, join=join, group=L.group, prefetch=pf,
-                        chunk_batch=int(chunk_batch),
+                        sub=sub, group=L.group, prefetch=pf, chunk_batch=int(chunk_batch),
                         chunk_at=at)[0]
     fn = codegen.get_function(src, "gb_lp_stream")
     nt = int(threads) if threads is not None else \
@@ -224,7 +209,7 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
     dyn2 = at + cb
     _smem(fr, dyn2, lambda: f"{rs} accumulators of {acc.name}", "build the format with a "
           "smaller light_rows")
-    got = cache[key] = _Launch(fn, nt, dyn, fr, -(-L.n_row_panels // join) * sub, dyn2)
+    got = cache[key] = _Launch(fn, nt, dyn, fr, L.n_row_panels * sub, dyn2)
     return got
 
 

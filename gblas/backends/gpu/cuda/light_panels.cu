@@ -268,20 +268,11 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
 #if GB_XPRES
     bool* sh = (bool*)(acc + GB_RS);   /* a present partial reached the row */
 #endif
-    /* block (q, s): rows [s * GB_RS, (s + 1) * GB_RS) of row panel q; with GB_JOIN > 1
-       (small accumulators), row panels q .. q + GB_JOIN - 1 whole, their rows in a row */
-    const long long q = (long long)(blockIdx.x / GB_SUB) * GB_JOIN;
-    const int s0 = (int)(blockIdx.x % GB_SUB) * GB_RS;
+    /* block (q, s): rows [s * GB_RS, (s + 1) * GB_RS) of row panel q */
+    const long long q = blockIdx.x / GB_SUB;
+    const int s0 = (int)(blockIdx.x - q * GB_SUB) * GB_RS;
     const long long r0 = q * GB_RR + s0;
-    const int nr = (int)min((long long)(GB_JOIN * GB_RR - s0 < GB_RS ? GB_JOIN * GB_RR - s0
-                                                                     : GB_RS), m - r0);
-    const long long qe = min(q + GB_JOIN, (m + GB_RR - 1) / GB_RR);
-#if GB_JOIN > 1
-    /* the first chunk of each joined row panel after the first */
-    long long jb[GB_JOIN];
-#pragma unroll
-    for (int j = 1; j < GB_JOIN; ++j) jb[j] = q + j < qe ? cptr[q + j] : cptr[qe];
-#endif
+    const int nr = (int)min((long long)(GB_RR - s0 < GB_RS ? GB_RR - s0 : GB_RS), m - r0);
     for (int k = threadIdx.x; k < nr; k += blockDim.x) {
         acc[k] = GB_IDENT;
 #if GB_XPRES
@@ -291,10 +282,10 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
     __syncthreads();
     const int lane = (int)(threadIdx.x & 31), nw = (int)(blockDim.x >> 5);
 #if GB_CB
-    /* the row panels' chunk table, GB_CB chunks at a time, into shared memory: a warp
+    /* the row panel's chunk table, GB_CB chunks at a time, into shared memory: a warp
        then starts its next chunk's loads without first waiting for the chunk's bounds */
     long long* sch = (long long*)(gb_dyn + GB_CB_AT);
-    const long long cq1 = cptr[qe];
+    const long long cq1 = cptr[q + 1];
     for (long long cb = cptr[q]; cb < cq1; cb += GB_CB) {
         const int nc = (int)(cq1 - cb < GB_CB ? cq1 - cb : GB_CB);
         __syncthreads();
@@ -302,20 +293,10 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
         __syncthreads();
     for (int c = (int)(threadIdx.x >> 5); c < nc; c += nw) {
         const long long a = sch[2 * c], b = sch[2 * c + 1];
-        const long long cg = cb + c;
 #else
-    const long long c1 = cptr[qe];
+    const long long c1 = cptr[q + 1];
     for (long long c = cptr[q] + (threadIdx.x >> 5); c < c1; c += nw) {
         const long long a = chunks[2 * c], b = chunks[2 * c + 1];
-        const long long cg = c;
-#endif
-        /* the chunk's rows from the block's first: its row panel's place among the joined */
-        int off = -s0;
-#if GB_JOIN > 1
-#pragma unroll
-        for (int j = 1; j < GB_JOIN; ++j) off += cg >= jb[j] ? GB_RR : 0;
-#else
-        (void)cg;
 #endif
         for (long long k0 = a; k0 < b; k0 += 32 * GB_RK) {
             R_t v[GB_RK];
@@ -327,7 +308,7 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
                 ok[j] = k < b;
                 const long long kk = ok[j] ? k : a;   /* clamped: no branch before loads */
                 v[j] = part[kk];
-                r[j] = (int)prow[kk] + off;
+                r[j] = (int)prow[kk] - s0;
 #if GB_SUB > 1
                 ok[j] = ok[j] && r[j] >= 0 && r[j] < GB_RS;
 #endif
