@@ -45,6 +45,7 @@ import numpy as np
 
 from .._device import device_of, xp_for
 from ..exceptions import InvalidValue, bad_arg
+from ._lookahead import likely_last
 from .common import square_matrix
 from .pagerank import PowerIterationFailedConvergence
 
@@ -124,22 +125,26 @@ def _buffers(first, xp, dev: str):
     return bufs, [_wrap(a, dev) for a in bufs]
 
 
-def _changes(launch, max_iter: int, dev: str):
+def _changes(launch, max_iter: int, dev: str, tol: float):
     """``(k, |x_k - x_{k-1}|_1)`` for ``k = 1 .. max_iter`` from ``launch(k)``, which
     queues iteration ``k`` and returns the pending read of its change.  On a GPU
     iteration ``k + 1`` is queued before ``k``'s change is read, so that the one wait
     per iteration overlaps the next launch (the caller's ``x_k`` stays intact: it lives
-    in the other buffer)."""
+    in the other buffer), except where ``k`` is predicted to be the last (its change
+    below ``tol``, :func:`._lookahead.likely_last`)."""
     if max_iter < 1:
         return
     ahead = dev == "gpu"
+    errs: list = []
     pending = launch(1)
     for k in range(1, max_iter + 1):
-        following = launch(k + 1) if ahead and k < max_iter else None
+        following = launch(k + 1) if ahead and k < max_iter and not likely_last(
+            errs, tol) else None
         err = float(pending.result()[0])
+        errs.append(err)
         yield k, err
         if k < max_iter:
-            pending = following if ahead else launch(k + 1)
+            pending = following if following is not None else launch(k + 1)
 
 
 def _slow(errs: list, tol: float) -> bool:
@@ -310,7 +315,7 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
                           state=states[dst])
 
     err, errs = math.inf, []
-    for k, err in _changes(launch, max_iter, dev):
+    for k, err in _changes(launch, max_iter, dev, tol):
         if err < tol:
             return vecs[k % 2]
         errs.append(err)
@@ -458,7 +463,7 @@ def katz_centrality(A, alpha: float = 0.1, beta=1.0, tol: float = 1e-6,
                           state=states[dst])
 
     err, least = math.inf, math.inf
-    for it, err in _changes(launch, max_iter, dev):
+    for it, err in _changes(launch, max_iter, dev, tol):
         x = vecs[it % 2]
         if err < tol:
             if normalized:
@@ -654,7 +659,7 @@ def _hits_loop(A, h0, tol: float, max_iter: int, call: str):
         return change
 
     err, errs = math.inf, []
-    for k, err in _changes(launch, max_iter, dev):
+    for k, err in _changes(launch, max_iter, dev, tol):
         if err < tol:
             h, a = hv[k % 2], av[k % 2]
             break

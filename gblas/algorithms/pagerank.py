@@ -37,6 +37,7 @@ import numpy as np
 from .._device import array_sum, device_of, to_device, xp_for
 from ..core.dispatch import dispatchable
 from ..exceptions import DimensionMismatch, GraphBLASError, InvalidObject, InvalidValue, bad_arg
+from ._lookahead import likely_last
 from ._progress import Progress
 from .common import square_matrix
 
@@ -326,8 +327,9 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
         return read(sbuf[k % 2])
 
     # on the GPU iteration k+1 is queued before iteration k's L1 change is read (the
-    # one wait per iteration then overlaps the next product's launch); r_{k+1} goes to
-    # r_{k-1}'s buffer, so r_k is intact when k is the last
+    # one wait per iteration then overlaps the next product's launch), except where k
+    # is predicted to be the last; r_{k+1} goes to r_{k-1}'s buffer, so r_k is intact
+    # when k is the last
     ahead = dev == "gpu" and callback is None
     err = math.inf
 
@@ -343,7 +345,9 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
                 errs[:2], limit, alpha, max_iter - 2)))
         pending = launch(first)
         for it in range(first, max_iter + 1):
-            following = launch(it + 1) if ahead and it < max_iter else None
+            # (not ahead of the iteration predicted to converge: its successor is waste)
+            following = launch(it + 1) if ahead and it < max_iter and not likely_last(
+                errs, limit) else None
             err = float(pending.result()[0])  # the iteration's one read back
             errs.append(err)
             report.update(it, f"L1 change {err:.2e}")
@@ -361,7 +365,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
                 # stays valid for the rest of the loop)
                 left = _remaining(errs, limit, alpha, max_iter - it)
                 hint.enter_context(config(expected_uses=left))
-            pending = following if ahead else launch(it + 1)
+            pending = following if following is not None else launch(it + 1)
         report.close(f"no convergence, L1 change {err:.2e}")
     r = rbuf[max_iter % 2]
     rule = "n * tol" if criterion == "networkx" else "tol"
