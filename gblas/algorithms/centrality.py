@@ -109,13 +109,13 @@ class _Power:
         self._z = xp.empty(n)
 
     def step(self, y, x, out, *, b=None, scale: float = 1.0, add_x: bool = False,
-             normalize: bool = False, state=None):
+             normalize: bool = False, state=None, read: bool = True):
         """``out = [x +] scale y [+ b]`` (divided by its 2-norm when ``normalize``) from
         the product's VecData ``y``; returns the pending read of ``[|out - x|_1, |z|^2]``
-        (into ``state``, a 2-array on the device, when given)."""
+        (into ``state``, a 2-array on the device, when given), or None without ``read``."""
         yv = y.values if y.values.dtype == np.float64 else y.values.astype(np.float64)
         st = self._step(yv, y.present, x, b, scale, add_x, normalize, self._z, out, state)
-        return self._read(st)
+        return self._read(st) if read else None
 
 
 def _buffers(first, xp, dev: str):
@@ -655,7 +655,7 @@ def _hits_loop(A, h0, tol: float, max_iter: int, call: str):
         change = power.step(authorities[src](), ab[src], ab[dst], normalize=True,
                             state=states[dst])
         # h_k = A a_k: hubs gather the authority scores of their out-neighbours
-        power.step(hubs[dst](), hb[dst], hb[dst], state=scratch)
+        power.step(hubs[dst](), hb[dst], hb[dst], state=scratch, read=False)
         return change
 
     err, errs = math.inf, []

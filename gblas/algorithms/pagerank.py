@@ -316,14 +316,33 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     # y = A' (+.x) s: the pull SpMV, each vertex gathers from its in-neighbours (planned
     # per call; checked once, no Vector per call)
     product = repeated_mxv(A.T, s_vec, mul)
+    # where the product's format reads s in an order of its own (relabelled columns), the
+    # step writes s in that order and the product skips its gather: laid = [the layout,
+    # s in it] (not with a callback: a checkpoint holds s in column order)
+    laid = [None, None]
+    by_layout = callback is None
 
     def launch(k: int):
         """Queue iteration k (r_{k-1} -> r_k); returns the pending read of state_k."""
-        y = product()
+        layout, run = product.planned()
+        layout = layout if by_layout else None
+        xl = None
+        if laid[0] is not None and layout is laid[0]:
+            xl = VecData(layout.size, None, laid[1], None)
+        elif laid[0] is not None:
+            # the plan left that format: s back to column order (a column no entry
+            # reads is a dangling vertex's, s = 0)
+            pos = laid[0].positions
+            s[:] = xp.where(pos >= 0, laid[1][xp.maximum(pos, 0)], 0.0)
+            laid[:] = [None, None]
+        y = run(xl)
         yv = y.values if y.values.dtype == f64 else y.values.astype(f64)
+        if layout is not None and laid[0] is not layout:
+            laid[:] = [layout, xp.zeros(layout.size)]  # (places no column takes: 0)
         # r_k = y + (alpha m + 1 - alpha) p; s = r_k .* w; state_k (one fused pass)
         step(yv, y.present, p, 1.0 / n, rbuf[(k - 1) % 2], w, alpha, sbuf[(k - 1) % 2],
-             rbuf[k % 2], s, sbuf[k % 2])
+             rbuf[k % 2], s if layout is None else laid[1], sbuf[k % 2],
+             s_pos=None if layout is None else layout.positions)
         return read(sbuf[k % 2])
 
     # on the GPU iteration k+1 is queued before iteration k's L1 change is read (the

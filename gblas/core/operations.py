@@ -118,6 +118,10 @@ def _timed_pull(plan, base, side: bool, semiring: str, start, call):
     return out
 
 
+def _no_layout():
+    return None
+
+
 def repeated_mxv(A, x, semiring="plus_times"):
     """A function computing ``A (+.*) x`` again and again, for an iterative algorithm
     whose full dense ``x`` is rewritten in place between calls: the arguments are
@@ -134,26 +138,51 @@ def repeated_mxv(A, x, semiring="plus_times"):
     >>> product = repeated_mxv(A, x)
     >>> product().values.tolist()
     [12.0, 3.0]
+
+    ``product.planned()`` plans the next call and returns ``(layout, run)``: the
+    :class:`~gblas.formats.base.OperandLayout` of the format that will run (None: ``x``
+    in column order only), and ``run(xl=None)``, which computes the product of ``x``, or
+    of ``xl`` (dense VecData in that layout) where given:
+
+    >>> layout, run = product.planned()
+    >>> layout is None, run().values.tolist()
+    (True, [12.0, 3.0])
     """
     base, transposed, s, _, _, _, device, _ = _checked_mxv(A, x, semiring, None, None, None,
                                                             False, "mxv", False)
     types, xd = s.types(base.dtype, x.dtype), x.dense_data()
 
-    def whole():
+    def whole(xl=None):
         return prepare_mxv(A, x, semiring)[1]().dense_data()
 
     if not x.is_full or (hyper.involved(base) and not hyper.runs_as_csr(base, device)):
+        whole.planned = lambda: (None, whole)
         return whole
 
-    def product():
+    def planned():
         start = _timing_start(base, False)
         p = plan_mxv(base, transposed, x, None, s, config.current())
         if p.key is None or p.direction != "pull":  # e.g. a pinned direction: the call
-            return whole()
+            return None, whole
         kernel = executor.kernel(p)
-        return _timed_pull(p, base, transposed, s.name, start,
-                             lambda: kernel(executor.operand(p, base), xd, None, s, types))
+        # (a format not built yet is built by the call, where it is timed as a build)
+        layout = getattr(executor.operand(p, base), "operand_layout", _no_layout)() \
+            if base.has_format(p.format, transposed=transposed) else None
 
+        def run(xl=None):
+            if xl is None:
+                return _timed_pull(p, base, transposed, s.name, start,
+                                   lambda: kernel(executor.operand(p, base), xd, None, s,
+                                                  types))
+            return _timed_pull(p, base, transposed, s.name, start,
+                               lambda: kernel(executor.operand(p, base), xl, None, s, types,
+                                              x_layout=True))
+        return layout, run
+
+    def product():
+        return planned()[1]()
+
+    product.planned = planned
     return product
 
 

@@ -11,8 +11,9 @@ from . import (  # noqa: E402,F401,I001  (registers each format)
     segmented,
     shards,
 )
-from .base import FORMATS, Format, FormatBase, get_format_class, pull_formats, register_format
+from .base import (FORMATS, Format, FormatBase, OperandLayout, get_format_class, pull_formats,
+                   register_format)
 from .csr import CSR
 
-__all__ = ["CSR", "FORMATS", "Format", "FormatBase", "get_format_class", "pull_formats",
-           "register_format"]
+__all__ = ["CSR", "FORMATS", "Format", "FormatBase", "OperandLayout", "get_format_class",
+           "pull_formats", "register_format"]

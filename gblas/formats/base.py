@@ -19,6 +19,7 @@ Examples
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
 FORMATS: dict[str, type] = {}
@@ -43,6 +44,21 @@ class Format(Protocol):
     def to_device(self, device: str) -> Format: ...
 
 
+@dataclass(frozen=True, eq=False)
+class OperandLayout:
+    """The order in which a format's pull kernels read ``x`` (a format that relabels its
+    columns gathers ``x`` into that order on every call; an iterative caller that writes
+    its next ``x`` straight into that order saves the gather).
+
+    ``positions[j]``: where column ``j``'s value goes (-1: no entry reads it; an int32
+    array on the format's device); ``size``: the length of ``x`` in that order (the
+    places no column takes must hold zeros).
+    """
+
+    positions: Any
+    size: int
+
+
 class FormatBase:
     """The declarations the planner reads from a format class, with their defaults."""
 
@@ -64,6 +80,11 @@ class FormatBase:
     def pull_estimate(cls, ctx: Any) -> Any:
         """The :class:`~gblas.formats.costing.Estimate` of a pull SpMV in this format
         (``ctx``: a :class:`~gblas.formats.costing.PullContext`); None: not estimated."""
+        return None
+
+    def operand_layout(self) -> OperandLayout | None:
+        """The :class:`OperandLayout` in which this format's pull kernels also take ``x``
+        (with ``x_layout=True``), or None: ``x`` in column order only."""
         return None
 
 

@@ -83,7 +83,7 @@ import numpy as np
 
 from .. import dtypes
 from .._device import to_device, xp_for
-from .base import FormatBase, register_format
+from .base import FormatBase, OperandLayout, register_format
 from .csr import CSR
 from .light_panels import LightPanels, exclusive_cumsum, panel_params
 
@@ -333,6 +333,33 @@ class GPUHeavyLight(FormatBase):
     @property
     def nunits(self) -> int:
         return int(self.units.shape[0])
+
+    def operand_layout(self) -> OperandLayout | None:
+        """The relabelled column order of the light panels, when every entry is in them
+        (no heavy tile: heavy units read ``x`` in column order), else None.
+
+        Examples
+        --------
+        >>> A = CSR.from_coo(np.repeat(np.arange(4), 2), np.tile([1, 3], 4), None, (4, 4),
+        ...                  iso_value=1.0)
+        >>> H = GPUHeavyLight.from_csr(A, light_cols=2, light_relabel=True)
+        >>> lay = H.operand_layout()
+        >>> lay.positions.tolist(), lay.size      # columns 1 and 3 read first, 0 and 2 never
+        ([-1, 0, -1, 1], 2)
+        >>> GPUHeavyLight.from_csr(A, light_cols=2, light_relabel=False).operand_layout()
+        """
+        lp = self.light_panels
+        if self.nunits or lp is None or lp.col_order is None:
+            return None
+        got = self.__dict__.get("_operand_layout")
+        if got is None:
+            xp = xp_for(self.device)
+            order = lp.col_order
+            positions = xp.full(self.shape[1], -1, dtype=np.int32)
+            new = xp.nonzero(order >= 0)[0]
+            positions[order[new]] = new.astype(np.int32)
+            got = self.__dict__["_operand_layout"] = OperandLayout(positions, int(order.size))
+        return got
 
     @property
     def heavy_share(self) -> float:

@@ -92,6 +92,33 @@ def test_pagerank_step_kernel(device, n, with_p, with_pres):
     assert np.array_equal(st, again)
 
 
+@pytest.mark.parametrize("n", [1, 7, 1000, 70_001])
+def test_pagerank_step_writes_s_into_a_layout(device, n):
+    """With ``s_pos`` the step writes ``s`` where an operand layout reads it (the places
+    no column takes keep their zeros; columns at -1 go nowhere); the ranks and sums are
+    those of the step without it."""
+    rng = np.random.default_rng(n + 3)
+    xp = xp_for(device)
+    y, r = rng.random(n), rng.random(n) / n
+    w = np.where(rng.random(n) < 0.3, 0.0, rng.random(n))
+    size = n + 5  # padding places at the end of the layout
+    keep = rng.random(n) < 0.7
+    pos = np.full(n, -1, dtype=np.int32)
+    pos[keep] = rng.permutation(size)[:int(keep.sum())].astype(np.int32)
+    step = get_kernel("pagerank_step", "array", device)
+    host = lambda a: a.get() if hasattr(a, "get") else a  # noqa: E731
+    got, plain = [], []
+    for s_pos, out in ((xp.asarray(pos), xp.zeros(size)), (None, xp.empty(n))):
+        r_new = xp.empty(n)
+        st = step(xp.asarray(y), None, None, 1.0 / n, xp.asarray(r), xp.asarray(w), 0.85,
+                  xp.asarray([0.0, 0.25]), r_new, out, s_pos=s_pos)
+        (got if s_pos is not None else plain).extend([host(r_new), host(out), host(st)])
+    want = np.zeros(size)
+    want[pos[keep]] = plain[1][keep]
+    assert np.array_equal(got[1], want)
+    assert np.array_equal(got[0], plain[0]) and np.array_equal(got[2], plain[2])
+
+
 def _start_reference(d, present, alpha):
     """PageRank's first vectors as the algorithm wrote them before the fused kernel."""
     n = d.size

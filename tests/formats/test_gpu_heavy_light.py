@@ -526,3 +526,38 @@ def test_light_row_panel_shared_by_blocks(name, dt, rng):
     # float sums: the row's partials arrive in any order (atomic updates); mixed signs
     np.testing.assert_allclose(cp.asnumpy(y.values), cp.asnumpy(yc.values), rtol=1e-5,
                                atol=1e-5)
+
+
+@pytest.mark.parametrize("name,dt,masked", [("plus_times", "float64", False),
+                                            ("min_plus", "float32", True),
+                                            ("plus_second", "float64", False)])
+def test_x_given_in_the_operand_layout(name, dt, masked, rng):
+    """``x_layout=True``: ``x`` (and its flags) already in the light panels' relabelled
+    order (:meth:`GPUHeavyLight.operand_layout`, zeros where no column goes) gives the
+    product of ``x`` in column order; a format without that order refuses it."""
+    sr = semiring(name)
+    m, n = 61, 83
+    A = random_csr(rng, m, n, dt, iso=masked)
+    x = rand_values(rng, n, dt)
+    xpres = rng.random(n) < 0.7 if masked else None
+    H = GPUHeavyLight.from_csr(A.to_device("gpu"), light_cols=16, light_rows=8,
+                               light_unit=256, light_relabel=True)
+    lay = H.operand_layout()
+    assert lay is not None and H.operand_layout() is lay  # made once
+    pos = cp.asnumpy(lay.positions)
+    used = np.unique(np.asarray(A.to_device("cpu").indices))
+    assert (pos[used] >= 0).all() and len(set(pos[pos >= 0])) == (pos >= 0).sum()
+    xl = np.zeros(lay.size, dtype=np.asarray(x).dtype)
+    xl[pos[pos >= 0]] = np.asarray(x)[pos >= 0]
+    pl = None
+    if xpres is not None:
+        pl = np.zeros(lay.size, dtype=np.bool_)
+        pl[pos[pos >= 0]] = xpres[pos >= 0]
+    types = sr.types(H.dtype, np.asarray(x).dtype)
+    xv = VecData(lay.size, None, cp.asarray(xl), None if pl is None else cp.asarray(pl))
+    got = pull()(H, xv, None, sr, types, x_layout=True)
+    check(got, expected(A, x, xpres, None, sr), types[2])
+    plain = GPUHeavyLight.from_csr(A.to_device("gpu"), light_relabel=False)
+    assert plain.operand_layout() is None
+    with pytest.raises(ValueError, match="x_layout"):
+        pull()(plain, xv, None, sr, types, x_layout=True)

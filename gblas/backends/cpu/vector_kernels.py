@@ -122,7 +122,7 @@ def pagerank_start(degrees, present, from_indptr: bool, scale: float, alpha: flo
 
 @register("pagerank_step", "array", "cpu")
 def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, state_in,
-                  r_new, s_new, state_out=None):
+                  r_new, s_new, state_out=None, s_pos=None):
     """One fused PageRank vector step (see the module docstring).
 
     Parameters
@@ -140,9 +140,12 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     state_in : numpy.ndarray
         ``[err, m]`` of the current ranks (only ``m`` is read).
     r_new, s_new : numpy.ndarray
-        Written: the next ranks and ``r_new .* w``.
+        Written: the next ranks and ``r_new .* w`` (``s_new[s_pos[i]]`` with ``s_pos``).
     state_out : numpy.ndarray, optional
         Written and returned: ``[err, m]`` of ``r_new``; a new array when None.
+    s_pos : numpy.ndarray of int32, optional
+        Where each ``s`` value goes in ``s_new`` (-1: nowhere), the positions of an
+        :class:`~gblas.formats.base.OperandLayout` (no CPU format has one: a pass more).
 
     Returns
     -------
@@ -160,10 +163,14 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     """
     c = alpha * float(state_in[1]) + (1.0 - alpha)
     step = _step_parallel if r.shape[0] >= PARALLEL_SIZE else _step_sequential
+    s_out = s_new if s_pos is None else np.empty(r.shape[0], dtype=np.float64)
     err, m = step(
         y_values, _EMPTY_BOOL if y_present is None else y_present, y_present is not None,
         _EMPTY_F64 if p is None else p, p is not None, float(p_uniform), r, w, c,
-        r_new, s_new)
+        r_new, s_out)
+    if s_pos is not None:
+        to = s_pos >= 0
+        s_new[s_pos[to]] = s_out[to]
     if state_out is None:
         state_out = np.empty(2, dtype=np.float64)
     state_out[0] = err

@@ -211,7 +211,7 @@ def merge_heavy(H: Any, part: Any, ppres: Any, y: Any, ypres: Any, allow: Any,
 @register("mxv", "gpu_heavy_light", "gpu", "pull")
 def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                          stage_x: bool = True, light: str | None = None,
-                         **knobs: Any) -> VecData:
+                         x_layout: bool = False, **knobs: Any) -> VecData:
     """Masked pull SpMV ``y[i] = add_k mul(A[i, k], x[k])`` over a :class:`GPUHeavyLight`.
 
     Parameters
@@ -219,7 +219,8 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
     H : GPUHeavyLight
         The matrix, on the GPU.
     x : VecData
-        Dense vector of length ``H.shape[1]`` (a sparse one is densified).
+        Dense vector of length ``H.shape[1]`` (a sparse one is densified), or with
+        ``x_layout`` in the order of :meth:`GPUHeavyLight.operand_layout`.
     allow : cupy.ndarray of bool or None
         Rows where it is False get no entry (and fold no product).
     semiring : Semiring
@@ -232,6 +233,10 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
     light : {"panels", "csr"}, optional
         Kernels of the light entries: the column panels (:mod:`.light_panels`; the
         default when the format holds them) or the CSR pull kernels.
+    x_layout : bool, default False
+        ``x`` is dense in the format's :class:`~gblas.formats.base.OperandLayout`
+        (its ``size`` values, zeros where no column goes): the light panels read it
+        as it is, without their gather.
     **knobs
         Passed to the light kernels: ``threads`` for the panels, the
         :func:`.mxv.pull_schedule` knobs for the CSR.
@@ -242,6 +247,14 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
         Dense, dtype R, with ``present`` flags.
     """
     m, n = H.shape
+    if x_layout:
+        lay = H.operand_layout()
+        if lay is None or x.ids is not None or x.values.size != lay.size:
+            raise ValueError("mxv gpu_heavy_light: x_layout needs a format with an operand "
+                             "layout and x dense in it")
+        types = codegen.dtypes(types)
+        return light_panels_pull(H.light_panels, x, bool_or_none(allow), semiring, types,
+                                 x_layout=True, **knobs)
     x = dense_x(x, n)
     types = codegen.dtypes(types)
     r = types[2]

@@ -215,7 +215,7 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
 
 def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                       threads: int | None = None, prefetch: bool | None = None,
-                      chunk_batch: int = CHUNK_BATCH) -> VecData:
+                      chunk_batch: int = CHUNK_BATCH, x_layout: bool = False) -> VecData:
     """``y = A x`` over the entries of a :class:`~gblas.formats.light_panels.LightPanels`.
 
     Parameters
@@ -241,6 +241,9 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     chunk_batch : int, default :data:`CHUNK_BATCH`
         Chunk bounds phase 2 copies to shared memory at a time (0: read them from global
         memory).
+    x_layout : bool, default False
+        ``x`` is already in the layout's relabelled column order (``L.col_order``, its
+        length): no gather.
 
     Returns
     -------
@@ -260,7 +263,13 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         return VecData(0, None, cp.empty(0, dtype=r), cp.empty(0, dtype=np.bool_))
     xv = x.values
     xpres = bool_or_none(x.present)
-    if L.col_order is not None:
+    if x_layout:
+        want = 0 if L.col_order is None else int(L.col_order.size)
+        if not want or xv.size != want:
+            raise ValueError("mxv gpu_heavy_light: x_layout needs x in the relabelled "
+                             f"column order of the light panels ({want} values), got "
+                             f"{xv.size}")
+    elif L.col_order is not None:
         # the layout's columns are relabelled: x into their order, once per call (the
         # first launch: a call's host time before it is what an idle GPU waits for)
         xv = _GATHER(xv, L.col_order)

@@ -81,7 +81,7 @@ def _grid(n: int) -> int:
 
 @register("pagerank_step", "array", "gpu")
 def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, state_in,
-                  r_new, s_new, state_out=None):
+                  r_new, s_new, state_out=None, s_pos=None):
     """One fused PageRank vector step on the GPU (one kernel launch, no synchronization).
 
     Parameters
@@ -99,9 +99,12 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     state_in : cupy.ndarray
         ``[err, m]`` of the current ranks (only ``m`` is read, on the device).
     r_new, s_new : cupy.ndarray
-        Written: the next ranks and ``r_new .* w``.
+        Written: the next ranks and ``r_new .* w`` (``s_new[s_pos[i]]`` with ``s_pos``).
     state_out : cupy.ndarray, optional
         Written and returned: ``[err, m]`` of ``r_new``; a new array when None.
+    s_pos : cupy.ndarray of int32, optional
+        Where each ``s`` value goes in ``s_new`` (-1: nowhere), the positions of an
+        :class:`~gblas.formats.base.OperandLayout`.
 
     Returns
     -------
@@ -131,7 +134,8 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
        (y_values, dummy() if y_present is None else y_present,
         np.int32(y_present is not None), dummy_f if p is None else p, np.int32(p is not None),
         np.float64(p_uniform), r, w, np.float64(alpha), np.int64(n), state_in, r_new, s_new,
-        state_out, partials, ticket))
+        state_out, partials, ticket, dummy(np.int32) if s_pos is None else s_pos,
+        np.int32(s_pos is not None)))
     return state_out
 
 
@@ -218,8 +222,24 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
     return state_out
 
 
+_SIDE: dict = {}
+
+
+def _side_stream():
+    """A non-blocking stream per device for the copies of :class:`_PendingRead`."""
+    import cupy as cp
+
+    dev = cp.cuda.Device().id
+    got = _SIDE.get(dev)
+    if got is None:
+        got = _SIDE[dev] = cp.cuda.Stream(non_blocking=True)
+    return got
+
+
 class _PendingRead:
-    """An asynchronous copy of a small device array into pinned host memory."""
+    """An asynchronous copy of a small device array into pinned host memory, on a side
+    stream: the work queued after it on the current stream does not wait for the copy
+    (on an H200 a 16-byte copy held the next kernel back by about 10 us)."""
 
     __slots__ = ("_host", "_mem", "_event")
 
@@ -230,10 +250,14 @@ class _PendingRead:
         self._mem = cp.cuda.alloc_pinned_memory(nbytes)
         self._host = np.frombuffer(self._mem, arr.dtype, arr.size)
         stream = cp.cuda.get_current_stream()
+        ready = cp.cuda.Event(block=False, disable_timing=True)
+        ready.record(stream)
+        side = _side_stream()
+        side.wait_event(ready)
         cp.cuda.runtime.memcpyAsync(self._host.ctypes.data, arr.data.ptr, nbytes,
-                                    cp.cuda.runtime.memcpyDeviceToHost, stream.ptr)
+                                    cp.cuda.runtime.memcpyDeviceToHost, side.ptr)
         self._event = cp.cuda.Event(block=False, disable_timing=True)
-        self._event.record(stream)
+        self._event.record(side)
 
     def result(self) -> np.ndarray:
         """The values, once the copy (and the work queued before it) is done."""
@@ -245,8 +269,10 @@ class _PendingRead:
 def read_async(arr) -> _PendingRead:
     """Start copying a small device array to the host; ``.result()`` waits for it.
 
-    The copy is queued on the current stream behind the work that computes ``arr``, so
-    the host can queue more work before it waits (an iteration can be launched while the
-    previous one's convergence scalar is on its way).
+    The copy waits for the work queued so far on the current stream (which computes
+    ``arr``) and runs on a side stream, so the host can queue more work before it waits
+    and that work does not wait for the copy (an iteration can run while the previous
+    one's convergence scalar is on its way).  ``arr`` must not be written again before
+    ``.result()`` returns (the power loops double-buffer it).
     """
     return _PendingRead(arr)

@@ -1,0 +1,100 @@
+"""GPU PageRank whose products read ``s`` in the light panels' relabelled column order:
+the vector step writes ``s`` there and the products skip their gather; the ranks equal
+the CPU's, also when the layout changes between iterations (``s`` is put back in column
+order first)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from graph_cases import hub_graph
+
+import gblas as gb
+from gblas.formats.base import OperandLayout
+
+pytestmark = pytest.mark.gpu
+
+cp = pytest.importorskip("cupy")
+
+
+def _relabelled(G):
+    """Cache a ``gpu_heavy_light`` of ``G'`` whose light panels relabel their columns
+    (small graphs do not pay for it by default), as the planner would find it built."""
+    from gblas.formats.gpu_heavy_light import GPUHeavyLight
+
+    H = GPUHeavyLight.from_csr(G.csr(transposed=True), light_cols=64, light_rows=64,
+                               light_unit=512, light_relabel=True)
+    assert H.operand_layout() is not None
+    G._cache[("gpu_heavy_light", True, ())] = H
+    return H
+
+
+def _spy(monkeypatch) -> list:
+    """The ``x_layout`` of every light-panels product."""
+    from gblas.backends.gpu import heavy_light
+
+    seen = []
+    real = heavy_light.light_panels_pull
+
+    def spy(*args, x_layout=False, **kw):
+        seen.append(x_layout)
+        return real(*args, x_layout=x_layout, **kw)
+
+    monkeypatch.setattr(heavy_light, "light_panels_pull", spy)
+    return seen
+
+
+@pytest.mark.parametrize("kind", ["bool", "weights"])
+@pytest.mark.parametrize("personalized", [False, True])
+def test_products_read_s_in_the_layout(kind, personalized, monkeypatch):
+    A = hub_graph(kind, 3000, seed=4)
+    kw = {"tol": 1e-10, "max_iter": 300}
+    if personalized:
+        kw["personalization"] = np.random.default_rng(1).random(3000) + 0.1
+    G = A.to("gpu")
+    _relabelled(G)
+    seen = _spy(monkeypatch)
+    with gb.config(format="gpu_heavy_light"):
+        got = gb.algorithms.pagerank(G, **kw).to("cpu").to_dense()
+    # the first product reads s in column order, every later one in the layout
+    assert seen[0] is False and len(seen) > 3 and all(seen[1:]), seen
+    np.testing.assert_allclose(got, gb.algorithms.pagerank(A, **kw).to_dense(),
+                               rtol=1e-11, atol=1e-15)
+
+
+def test_a_layout_that_changes_puts_s_back_in_column_order(monkeypatch):
+    """A new layout object at every plan (as after a rebuild of the format): each
+    iteration puts s back in column order and reads it through the new layout; the
+    ranks do not change."""
+    from gblas.formats.gpu_heavy_light import GPUHeavyLight
+
+    A = hub_graph("bool", 3000, seed=5)
+    G = A.to("gpu")
+    _relabelled(G)
+    real = GPUHeavyLight.operand_layout
+
+    def fresh(self):
+        lay = real(self)
+        return None if lay is None else OperandLayout(lay.positions.copy(), lay.size)
+
+    monkeypatch.setattr(GPUHeavyLight, "operand_layout", fresh)
+    seen = _spy(monkeypatch)
+    with gb.config(format="gpu_heavy_light"):
+        got = gb.algorithms.pagerank(G, tol=1e-10).to("cpu").to_dense()
+    assert not any(seen)  # never the layout of the step that wrote s
+    np.testing.assert_allclose(got, gb.algorithms.pagerank(A, tol=1e-10).to_dense(),
+                               rtol=1e-11, atol=1e-15)
+
+
+def test_a_callback_keeps_s_in_column_order(monkeypatch):
+    """With a callback (its checkpoints hold s in column order) no product reads the
+    layout."""
+    A = hub_graph("bool", 3000, seed=6)
+    G = A.to("gpu")
+    _relabelled(G)
+    seen = _spy(monkeypatch)
+    with gb.config(format="gpu_heavy_light"):
+        got = gb.algorithms.pagerank(G, callback=lambda s: True).to("cpu").to_dense()
+    assert seen and not any(seen)
+    np.testing.assert_allclose(got, gb.algorithms.pagerank(A).to_dense(), rtol=1e-11,
+                               atol=1e-15)
