@@ -249,7 +249,7 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
     m, n = H.shape
     if x_layout:
         lay = H.operand_layout()
-        if lay is None or x.ids is not None or x.values.size != lay.size:
+        if lay is None or not x.is_dense or x.values.size != lay.size:
             raise ValueError("mxv gpu_heavy_light: x_layout needs a format with an operand "
                              "layout and x dense in it")
         types = codegen.dtypes(types)
