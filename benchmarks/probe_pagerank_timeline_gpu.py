@@ -114,7 +114,9 @@ def _scale(scale: int, args) -> dict:
         tl = _timeline(lambda: gb.algorithms.pagerank(A), sync)
     except Exception as e:  # noqa: BLE001 - the profiler is optional
         tl = {"error": f"{type(e).__name__}: {e}"}
-    print(f"{args.label} Kronecker {scale}: {len(errs)} iterations; prepared "
+    fmt = A.cached_format("gpu_heavy_light", transposed=True)
+    what = "no light panels" if fmt is None else fmt.describe()
+    print(f"{args.label} Kronecker {scale} ({what}): {len(errs)} iterations; prepared "
           f"{np.median(full):.3f} ms (" + " ".join(f"{t:.2f}" for t in full) + "); by "
           "max_iter " + ", ".join(f"{m}: {t:.3f}" for m, t in by_iter.items()) + " ms",
           flush=True)
@@ -142,7 +144,13 @@ def main(argv=None) -> int:
     p.add_argument("--out", default=None, help="write the timelines here (JSON)")
     p.add_argument("--top", type=int, default=30)
     p.add_argument("--no-profile", action="store_true", help="skip the cProfile")
+    p.add_argument("--panel-cols", type=int, default=None,
+                   help="build the light panels with this many columns per panel")
     args = p.parse_args(argv)
+    if args.panel_cols:
+        from gblas.formats import light_panels
+
+        light_panels.DEFAULT_PANEL_COLS = args.panel_cols
     import cupy as cp
 
     report = {}

@@ -53,6 +53,8 @@ def main(argv=None) -> int:
     p.add_argument("--dtypes", nargs="+", default=["float64"])
     p.add_argument("--default-only", action="store_true",
                    help="only the layout LightPanels.from_csr builds by default")
+    p.add_argument("--cols", type=int, nargs="+", default=None,
+                   help="only these column panel widths (16384-row panels, units of 2^18)")
     p.add_argument("--label", default="", help="printed before each line")
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
@@ -82,8 +84,9 @@ def main(argv=None) -> int:
             ms = device_ms(functools.partial(mxv_pull, csr, x, None, sr, types))
             rows.append(dict(scale=scale, layout="csr pull", dtype=d, ms=round(ms, 4)))
             print(args.label, rows[-1], flush=True)
-        for cols, prow, unit, threads, group in ([(None,) * 5] if args.default_only
-                                                 else LAYOUTS):
+        layouts = [(None,) * 5] if args.default_only else LAYOUTS if args.cols is None \
+            else [(c, 16384, 1 << 18, None, None) for c in args.cols]
+        for cols, prow, unit, threads, group in layouts:
             t0 = time.perf_counter()
             L = LightPanels.from_csr(csr, panel_cols=cols, panel_rows=prow, unit_entries=unit,
                                      group=group)

@@ -145,15 +145,14 @@ class GPUHeavyLight(FormatBase):
     devices: ClassVar[tuple[str, ...]] = ("gpu",)
     pull_rank: ClassVar[int | None] = 5
     #: light panels: bandwidth of their traffic (GB/s), a fixed time per call (two kernels),
-    #: seconds per run by how phase 2 folds the monoid, the column panel width the
-    #: estimate assumes, and the build's ns per entry and fixed time (on the GPU: between
+    #: seconds per run by how phase 2 folds the monoid, and the build's ns per entry and
+    #: fixed time (on the GPU: between
     #: an H200's and an H100's, ``benchmarks/results/gpu_estimates.md``; the build in
     #: 32-bit indices took 61-63 ms for 128M entries on an H100, 31.5 / 131 ms for 65M /
     #: 263M on an H200, ``light_panel_build_gpu.md``)
     gpu_gbs: ClassVar[float] = 2640.0
     gpu_fixed_s: ClassVar[float] = 1.15e-4
     fold_s: ClassVar[dict] = {"native": 0.0, "float_add": 0.8e-12, "exchange": 5.8e-12}
-    panel_cols: ClassVar[int] = 16384
     build_ns_entry: ClassVar[float] = 0.45
     build_overhead_s: ClassVar[float] = 0.005
 
@@ -282,8 +281,9 @@ class GPUHeavyLight(FormatBase):
                           ("light_cols", "light_rows", "light_unit"))
         H = _build(csr, TR, TC, thr, U, NT, reorder)
         if light == "panels" and H.light.nnz:
-            H.light_panels = LightPanels.from_csr(H.light, panel_cols=lp[0], panel_rows=lp[1],
-                                                  unit_entries=lp[2], relabel=light_relabel)
+            H.light_panels = LightPanels.from_csr(
+                H.light, panel_cols=None if light_cols is None else lp[0], panel_rows=lp[1],
+                unit_entries=lp[2], relabel=light_relabel)
         return H
 
     def to_csr(self) -> CSR:

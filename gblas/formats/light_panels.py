@@ -77,8 +77,9 @@ import numpy as np
 from .._device import array_sum, bincount, count_nonzero, extreme, to_device, unique, xp_for
 from .csr import CSR, known_column_counts
 
-__all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "exclusive_cumsum", "panel_pairs",
-           "panel_params", "relabel_pays", "relabelled_pairs_estimate", "stable_argsort"]
+__all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "default_panel_cols", "exclusive_cumsum",
+           "panel_pairs", "panel_params", "relabel_pays", "relabelled_pairs_estimate",
+           "stable_argsort", "x_itemsize"]
 
 #: Entries of one warp step (32 lanes x 4 consecutive entries), on request.
 GROUP = 128
@@ -96,6 +97,15 @@ HEAD = 0x8000
 #: float32).  On an H100 (Kronecker scale 25, a prototype of these kernels) 16384-column
 #: panels ran phase 1 in 2.7 ms and 32768-column panels (one block per SM) in 4.4 ms.
 DEFAULT_PANEL_COLS = 16384
+#: Columns per column panel of a GPU layout whose products read float64 ``x`` (a
+#: pattern's or a matrix of 8-byte values: PageRank's, the power iterations') of more
+#: than twice the L2 (:func:`default_panel_cols`).  On an H200 at Kronecker scale 24
+#: (``x`` 128 MB) the float64 product took 1.245 instead of 1.415 ms and a prepared
+#: PageRank 27.3-27.6 instead of 30.4-30.5 ms (the stream of partials 605 instead of 916
+#: us, their fold 566 instead of 419); at 25 the product 2.90 instead of 3.09 ms.  A
+#: float32 product is slower with them (0.958 / 0.823 ms at 24, 2.29 / 1.86 at 25), and
+#: at 22-23 float64 too (``benchmarks/results/light_panels_f64_gpu.md``).
+WIDE_X_PANEL_COLS = 8192
 #: Rows per row panel of phase 2: the 8-byte accumulators of one panel fit one block's
 #: shared memory (a 32768-row panel was split between two blocks, each reading all of its
 #: partials).  float64 products gain 6-7%, float32 ones lose 4-11%
@@ -175,7 +185,7 @@ class LightPanels:
         csr : CSR
             The matrix.
         panel_cols : int, optional
-            Columns per column panel, in [1, 32768] (default :data:`DEFAULT_PANEL_COLS`).
+            Columns per column panel, in [1, 32768] (default :func:`default_panel_cols`).
         panel_rows : int, optional
             Rows per row panel, in [1, 65536] (default :data:`DEFAULT_PANEL_ROWS`).
         unit_entries : int, optional
@@ -222,7 +232,8 @@ class LightPanels:
         >>> LightPanels.from_csr(A, panel_cols=2).col_order is None   # pays not: 4 columns
         True
         """
-        W, RR, U = panel_params(panel_cols, panel_rows, unit_entries)
+        W, RR, U = panel_params(default_panel_cols(csr) if panel_cols is None else panel_cols,
+                                panel_rows, unit_entries)
         S = DEFAULT_RELABEL_SPAN if relabel_span is None else int(relabel_span)
         C = CHUNK_PARTIALS if chunk_partials is None else int(chunk_partials)
         if S < 1 or C < 1:
@@ -388,6 +399,39 @@ class LightPanels:
         assert int(np.count_nonzero(~same)) + int(pair.size > 0) == np.unique(pair).size, \
             "every (panel, row) pair's entries together"
         assert np.all(np.diff(orig)[same] > 0), "columns increasing within a pair, unique"
+
+
+def x_itemsize(dtype: Any) -> int:
+    """Bytes per value of the ``x`` a product by a matrix of ``dtype`` usually reads: 8 for
+    a pattern (its algorithms run in float64), else the values' own size.
+
+    Examples
+    --------
+    >>> x_itemsize(np.bool_), x_itemsize(np.float32), x_itemsize(np.int64)
+    (8, 4, 8)
+    """
+    dt = np.dtype(dtype)
+    return 8 if dt == np.bool_ else int(dt.itemsize)
+
+
+def default_panel_cols(csr: CSR) -> int:
+    """Columns per column panel of a layout of ``csr`` built without ``panel_cols``:
+    :data:`WIDE_X_PANEL_COLS` on the GPU where ``x`` (:func:`x_itemsize` of the matrix's
+    dtype) is float64-sized and more than twice the L2, else :data:`DEFAULT_PANEL_COLS`.
+
+    Examples
+    --------
+    >>> A = CSR.from_coo(np.array([0]), np.array([1]), None, (2, 2), iso_value=True)
+    >>> default_panel_cols(A)     # on the CPU, and a small x anywhere
+    16384
+    """
+    if csr.device != "gpu" or x_itemsize(csr.dtype) < 8:
+        return DEFAULT_PANEL_COLS
+    from ..hardware import gpu_l2_bytes
+
+    if csr.shape[1] * x_itemsize(csr.dtype) > 2 * gpu_l2_bytes():
+        return min(WIDE_X_PANEL_COLS, DEFAULT_PANEL_COLS)
+    return DEFAULT_PANEL_COLS
 
 
 def panel_params(panel_cols: int | None, panel_rows: int | None, unit_entries: int | None,

@@ -50,7 +50,7 @@ def _gpu_hot_share(A, csr, transposed: bool) -> tuple[float, float]:
 
 def _gpu_panel_runs(csr) -> tuple[float, int]:
     """Runs per entry of the light panels gpu_heavy_light would build (a row's entries
-    in one column panel of the format's ``panel_cols`` columns), and the columns of ``x`` a
+    in one column panel of the build's default width), and the columns of ``x`` a
     call gathers when the build would relabel them by in-degree (then the runs are those
     after relabelling, estimated on a sample of rows; 0: no relabelling); cached with the
     CSR."""
@@ -62,7 +62,7 @@ def _gpu_panel_runs(csr) -> tuple[float, int]:
         nnz = csr.nnz
         got = (0.0, 0)
         if nnz:
-            cols = FORMATS["gpu_heavy_light"].panel_cols
+            cols = lpf.default_panel_cols(csr)
             plain = lpf.panel_pairs(csr, cols) / nnz
             after, gathered = lpf.relabelled_pairs_estimate(csr, cols)
             if lpf.relabel_pays((plain - after) * nnz, gathered):

@@ -298,3 +298,22 @@ def test_relabelled_layout_leaves_out_the_columns_without_entries():
     np.testing.assert_allclose(y, A.to_scipy() @ x, rtol=1e-12)
     from gblas.formats.light_panels import relabelled_pairs_estimate
     assert relabelled_pairs_estimate(A, 64, span=1024)[1] == full.size
+
+
+@pytest.mark.parametrize("dtype,cols,wide", [(np.bool_, 3000, True), (np.float64, 3000, True),
+                                             (np.int64, 3000, True), (np.float32, 3000, False),
+                                             (np.float64, 2000, False)])
+def test_default_panel_width_follows_x(monkeypatch, dtype, cols, wide):
+    """On the GPU a layout whose products read float64-sized ``x`` of more than twice the
+    L2 takes the narrow panels; a 4-byte ``x``, a smaller one, or the CPU the default."""
+    from types import SimpleNamespace
+
+    from gblas import hardware
+    from gblas.formats import light_panels as lpf
+
+    monkeypatch.setattr(hardware, "gpu_l2_bytes", lambda: 10_000)  # 1,250 float64 values
+    fake = SimpleNamespace(shape=(5, cols), dtype=np.dtype(dtype), device="gpu")
+    want = lpf.WIDE_X_PANEL_COLS if wide else lpf.DEFAULT_PANEL_COLS
+    assert lpf.default_panel_cols(fake) == want
+    assert lpf.default_panel_cols(SimpleNamespace(shape=(5, cols), dtype=np.dtype(dtype),
+                                                  device="cpu")) == lpf.DEFAULT_PANEL_COLS
