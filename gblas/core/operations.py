@@ -165,9 +165,10 @@ def repeated_mxv(A, x, semiring="plus_times"):
         if p.key is None or p.direction != "pull":  # e.g. a pinned direction: the call
             return None, whole
         kernel = executor.kernel(p)
-        # (a format not built yet is built by the call, where it is timed as a build)
-        layout = getattr(executor.operand(p, base), "operand_layout", _no_layout)() \
-            if base.has_format(p.format, transposed=transposed) else None
+        # the cached format's layout, counting no use (a format not built yet is built
+        # by the call, where it is timed as a build)
+        fmt = base.cached_format(p.format, transposed=transposed)
+        layout = None if fmt is None else getattr(fmt, "operand_layout", _no_layout)()
 
         def run(xl=None):
             if xl is None:

@@ -425,13 +425,13 @@ def default_panel_cols(csr: CSR) -> int:
     >>> default_panel_cols(A)     # on the CPU, and a small x anywhere
     16384
     """
-    if csr.device != "gpu" or x_itemsize(csr.dtype) < 8:
+    size = x_itemsize(csr.dtype)
+    if csr.device != "gpu" or size < 8:
         return DEFAULT_PANEL_COLS
     from ..hardware import gpu_l2_bytes
 
-    if csr.shape[1] * x_itemsize(csr.dtype) > 2 * gpu_l2_bytes():
-        return min(WIDE_X_PANEL_COLS, DEFAULT_PANEL_COLS)
-    return DEFAULT_PANEL_COLS
+    return WIDE_X_PANEL_COLS if csr.shape[1] * size > 2 * gpu_l2_bytes() \
+        else DEFAULT_PANEL_COLS
 
 
 def panel_params(panel_cols: int | None, panel_rows: int | None, unit_entries: int | None,

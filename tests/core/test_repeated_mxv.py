@@ -69,3 +69,18 @@ def test_repeated_mxv_of_a_sparse_x_is_the_whole_call(device):
     assert float(_host(got.values)[1]) == 20.0
     with pytest.raises(gb.exceptions.DimensionMismatch, match="mxv"):
         repeated_mxv(A, gb.Vector.from_dense(xp.ones(2)))
+
+
+def test_each_product_counts_one_use(device):
+    """A product, planned through ``planned()`` or called, counts one use of its format
+    (the uses weigh the planner's builds): reading the format's operand layout is not a
+    use."""
+    A = gb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], shape=(3, 3)).to(device)
+    x = gb.Vector.from_dense(np.array([1.0, 2.0, 3.0])).to(device)
+    product = repeated_mxv(A, x)
+    for _ in range(3):
+        product()
+    layout, run = product.planned()
+    assert layout is None
+    run()
+    assert A.uses("csr") == 4

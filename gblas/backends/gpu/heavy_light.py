@@ -252,7 +252,6 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
         if lay is None or not x.is_dense or x.values.size != lay.size:
             raise ValueError("mxv gpu_heavy_light: x_layout needs a format with an operand "
                              "layout and x dense in it")
-        types = codegen.dtypes(types)
         return light_panels_pull(H.light_panels, x, bool_or_none(allow), semiring, types,
                                  x_layout=True, **knobs)
     x = dense_x(x, n)
