@@ -92,6 +92,7 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
     """``(label, source, kernels)`` of every specialization checked."""
     _stand_in_cupy()
     from gblas.backends.gpu import (
+        codegen,
         elementwise,
         frontier,
         heavy_light,
@@ -186,6 +187,11 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
         yield (f"pagerank start {np.dtype(ip).name}",
                vector_kernels.pagerank_start_source(np.dtype(ip)), ("gb_pagerank_start",))
     yield "power", vector_kernels.power_source(), ("gb_power_combine", "gb_power_update")
+    for word in (np.uint8, np.uint16, np.uint32, np.uint64):
+        yield (f"panel build {np.dtype(word).name}",
+               codegen.source("panel_build.cu", names={"V_t": word}),
+               ("pb_count", "pb_scatter", "pb_heads", "pb_bank_order", "pb_move",
+                "pb_group_runs", "pb_partials"))
     for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int32, 8),
                           (np.int64, np.int64, 32)):
         yield (f"pagerank fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",

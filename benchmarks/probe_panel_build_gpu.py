@@ -78,32 +78,79 @@ def main(argv=None) -> int:
     print(f"Kronecker {args.scale}: {m:,} vertices, {csr.nnz:,} entries", flush=True)
 
     steps: dict = {}
-    GPUHeavyLight.from_csr(csr)   # the kernels compiled before the traced build
-    restore = timed_steps(lp, ["_span_degree_order", "_panel_order", "_bank_interleave",
-                               "panel_pairs", "_pair_starts", "exclusive_cumsum"], steps)
-    _sync()
-    t0 = time.perf_counter()
-    H = GPUHeavyLight.from_csr(csr)
-    _sync()
-    out["heavy_light_build_ms_traced"] = (time.perf_counter() - t0) * 1e3
-    restore()
-    out["steps_ms"] = {k: round(v, 2) for k, v in steps.items()}
-    out["heavy_light_build_ms"] = wall_ms(lambda: GPUHeavyLight.from_csr(csr), args.repeat)
-    del H
+    array_build = functools.partial(lp._build, kernels=False)
+    kernel_build = lp._build
+
+    def array_at_a_time():
+        lp._build = array_build
+
+    def kernels():
+        lp._build = kernel_build
+
+    from gblas.backends.gpu import panel_build as pb
+    from gblas.formats import light_panels_gpu as lpg
+
+    for how, use, module, names in (
+            ("array", array_at_a_time, lp, ["_span_degree_order", "_panel_order",
+                                            "_bank_interleave", "panel_pairs", "_pair_starts",
+                                            "exclusive_cumsum", "_chunks", "_units"]),
+            ("kernels", kernels, pb, ["scatter", "interleave_banks", "partials"])):
+        use()
+        GPUHeavyLight.from_csr(csr)   # the kernels compiled before the traced build
+        rec: dict = {}
+        restore = timed_steps(module, names, rec)
+        if how == "kernels":
+            restore2 = timed_steps(lpg, ["_span_degree_order", "panel_pairs", "_chunks",
+                                         "_units"], rec)
+        _sync()
+        t0 = time.perf_counter()
+        H = GPUHeavyLight.from_csr(csr)
+        _sync()
+        out[f"heavy_light_build_ms_traced_{how}"] = (time.perf_counter() - t0) * 1e3
+        restore()
+        if how == "kernels":
+            restore2()
+        steps[how] = {k: round(v, 2) for k, v in rec.items()}
+        out[f"heavy_light_build_ms_{how}"] = wall_ms(lambda: GPUHeavyLight.from_csr(csr),
+                                                     args.repeat)
+        del H
+    kernels()
+    out["steps_ms"] = steps
+    from benchmarks.probe_pagerank_timeline_gpu import _timeline
+
+    tl = _timeline(lambda: GPUHeavyLight.from_csr(csr), _sync)
+    if tl is not None:
+        out["kernels_timeline"] = {k: tl[k] for k in ("call_us", "kernels", "kernel_busy_us",
+                                                      "idle_us", "per_kernel") if k in tl}
     print(json.dumps(out, indent=1), flush=True)
 
     x = VecData(n, None, cp.full(n, 1.0 / n), None)
     sr = semiring("plus_times", "probe")
     types = sr.types(np.dtype(np.float64), np.dtype(np.float64))
     variants = {}
+    fields = ("ent", "val", "units", "gbase", "prow", "cptr", "chunks", "row_hit",
+              "col_order")
     for relabel in (None, False):
         for bank in (True, False):
             name = f"relabel={relabel} bank={bank}"
-            build = wall_ms(lambda r=relabel, b=bank: lp.LightPanels.from_csr(
-                csr, relabel=r, bank_order=b), args.repeat)
-            L = lp.LightPanels.from_csr(csr, relabel=relabel, bank_order=bank)
-            row = {"build_ms": round(build, 2), "relabelled": L.col_order is not None,
-                   "partials_per_entry": round(L.npart / max(L.nnz, 1), 3)}
+            row = {}
+            layouts = {}
+            for how, use in (("array", array_at_a_time), ("kernels", kernels)):
+                use()
+                row[f"build_ms_{how}"] = round(wall_ms(
+                    lambda r=relabel, b=bank: lp.LightPanels.from_csr(
+                        csr, relabel=r, bank_order=b), args.repeat), 2)
+                layouts[how] = lp.LightPanels.from_csr(csr, relabel=relabel, bank_order=bank)
+            kernels()
+            A, L = layouts["array"], layouts["kernels"]
+            row["same_layout"] = bool(A.npart == L.npart and all(
+                (getattr(A, f) is None and getattr(L, f) is None) or
+                (getattr(A, f) is not None and getattr(L, f) is not None and
+                 getattr(A, f).dtype == getattr(L, f).dtype and
+                 bool(cp.array_equal(getattr(A, f), getattr(L, f)))) for f in fields))
+            del A, layouts
+            row.update({"relabelled": L.col_order is not None,
+                        "partials_per_entry": round(L.npart / max(L.nnz, 1), 3)})
             row["product_ms"] = round(wall_ms(
                 lambda L=L: light_panels_pull(L, x, None, sr, types), 20), 4)
             variants[name] = row

@@ -134,6 +134,8 @@ GATHER_BYTES = 24
 #: The build keeps rows, columns, panels and slots of the entries in 32 bits below this
 #: (on an H200 at Kronecker 22, 65M entries, the default build took 36 ms in 64 bits).
 INT32_LIMIT = int(np.iinfo(np.int32).max)
+#: Keys from which a GPU stable argsort takes the counting sort's passes.
+RADIX_MIN = 1 << 16
 #: Most partials of a chunk (one warp of phase 2 folds a chunk): relabelled columns make
 #: some (column panel, row panel) pairs large, and a block waits for its slowest warp (at
 #: Kronecker scale 22 on an H100, phase 2 took 0.066 ms with chunks cut at 512 partials,
@@ -493,9 +495,16 @@ def _pair_starts(xp: Any, ps: Any, rs: Any) -> Any:
 
 def stable_argsort(xp: Any, key: Any, top: int | None = None) -> Any:
     """A stable argsort of ``key`` (>= 0, at most ``top``: its maximum when not given) on
-    the narrowest unsigned type that holds it (a radix sort takes a pass per byte)."""
+    the narrowest unsigned type that holds it (a radix sort takes a pass per byte).  On
+    the GPU, from :data:`RADIX_MIN` keys below 2**32, by the light panels' counting sort
+    (:func:`gblas.backends.gpu.panel_build.radix_argsort`; CuPy's argsort of 16M
+    32-bit keys took 14.6 ms on an H200)."""
     if top is None:
         top = int(extreme(key, "max")) if key.size else 0
+    if xp is not np and RADIX_MIN <= key.size < INT32_LIMIT and top <= np.iinfo(np.uint32).max:
+        from ..backends.gpu.panel_build import radix_argsort
+
+        return radix_argsort(key, top)
     kt = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max),
               np.int64)
     key = key.astype(kt)
@@ -650,7 +659,10 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
 
 def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: bool = False,
            relabel: bool | None = False, span: int = DEFAULT_RELABEL_SPAN,
-           chunk_partials: int = CHUNK_PARTIALS) -> LightPanels:
+           chunk_partials: int = CHUNK_PARTIALS, kernels: bool = True) -> LightPanels:
+    """The layout (see :meth:`LightPanels.from_csr`); on the GPU by the dedicated
+    kernels of :mod:`.light_panels_gpu` where they take ``csr`` (unless ``kernels`` is
+    False: array-at-a-time, the definition they are tested against)."""
     xp = xp_for(csr.device)
     m, n = (int(s) for s in csr.shape)
     nnz = csr.nnz
@@ -662,6 +674,13 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     # panel more), half the bytes of most of the build's passes
     it = (np.int32 if max(m, n + W * (-(-n // max(span, 1)) + 1), nnz + G * (npn + 2))
           < INT32_LIMIT else np.int64)
+    if kernels and it is np.int32 and nnz and csr.device == "gpu":
+        from .light_panels_gpu import build_on_gpu
+
+        fields = build_on_gpu(csr, W, RR, U, G, bank_order=bank_order, relabel=relabel,
+                              span=span, chunk_partials=chunk_partials)
+        if fields is not None:
+            return LightPanels(**fields)
     rows = csr.row_indices(it)
     cols = csr.indices.astype(it, copy=False)
     col_order = order = None
@@ -721,28 +740,40 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     prow_g = rs[hidx]
     prow = (prow_g % RR).astype(np.uint16)
     pkey = ps[hidx] * max(nq, 1) + prow_g // RR
-    # chunks: runs of equal (panel, row panel) among the partials, grouped by row panel
-    if npart:
-        brk = xp.flatnonzero(pkey[1:] != pkey[:-1]) + 1
-        starts = xp.concatenate([xp.zeros(1, dtype=np.int64), brk.astype(np.int64)])
-        ends = xp.concatenate([brk.astype(np.int64), xp.full(1, npart, dtype=np.int64)])
-        # pieces of at most chunk_partials (one warp each)
-        C = chunk_partials
-        pieces = -(-(ends - starts) // C)
-        pend = xp.cumsum(pieces)
-        pid = xp.searchsorted(pend, xp.arange(int(pend[-1]), dtype=np.int64), side="right")
-        starts = starts[pid] + (xp.arange(pid.size, dtype=np.int64) - pend[pid]
-                                + pieces[pid]) * C
-        ends = xp.minimum(starts + C, ends[pid])
-        ckey = pkey[starts]
-        cq = ckey % nq
-        corder = stable_argsort(xp, cq * max(npn, 1) + ckey // nq)
-        chunks = xp.stack([starts[corder], ends[corder]], axis=1)
-        cptr = xp.searchsorted(cq[corder], xp.arange(nq + 1, dtype=np.int64)).astype(np.int64)
-    else:
-        chunks = xp.zeros((0, 2), dtype=np.int64)
-        cptr = xp.zeros(nq + 1, dtype=np.int64)
-    # units: pieces of at most U entries of every panel (built on the host: one per block)
+    chunks, cptr = _chunks(xp, pkey, npart, nq, npn, chunk_partials)
+    units = _units(pc, p0, npn, U, csr.device)
+    row_hit = xp.diff(csr.indptr) > 0
+    if col_order is not None:
+        col_order = col_order.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
+    return LightPanels((m, n), np.dtype(csr.dtype), csr.iso_value, ent, val, units, gbase,
+                       prow, cptr, chunks, row_hit, nnz, npart, W, RR, U, csr.device,
+                       col_order, span if col_order is not None else 0, chunk_partials, G)
+
+
+def _chunks(xp: Any, pkey: Any, npart: int, nq: int, npn: int, C: int) -> tuple[Any, Any]:
+    """``(chunks, cptr)``: the runs of equal (panel, row panel) key among the partials,
+    cut into pieces of at most ``C`` (one warp each) and grouped by row panel."""
+    if not npart:
+        return xp.zeros((0, 2), dtype=np.int64), xp.zeros(nq + 1, dtype=np.int64)
+    brk = xp.flatnonzero(pkey[1:] != pkey[:-1]) + 1
+    starts = xp.concatenate([xp.zeros(1, dtype=np.int64), brk.astype(np.int64)])
+    ends = xp.concatenate([brk.astype(np.int64), xp.full(1, npart, dtype=np.int64)])
+    pieces = -(-(ends - starts) // C)
+    pend = xp.cumsum(pieces)
+    pid = xp.searchsorted(pend, xp.arange(int(pend[-1]), dtype=np.int64), side="right")
+    starts = starts[pid] + (xp.arange(pid.size, dtype=np.int64) - pend[pid] + pieces[pid]) * C
+    ends = xp.minimum(starts + C, ends[pid])
+    ckey = pkey[starts]
+    cq = ckey % nq
+    corder = stable_argsort(xp, cq * max(npn, 1) + ckey // nq)
+    chunks = xp.stack([starts[corder], ends[corder]], axis=1)
+    cptr = xp.searchsorted(cq[corder], xp.arange(nq + 1, dtype=np.int64)).astype(np.int64)
+    return chunks, cptr
+
+
+def _units(pc: Any, p0: Any, npn: int, U: int, device: str) -> Any:
+    """Pieces of at most ``U`` entries of every panel (``pc`` entries from slot ``p0``),
+    the largest first: one thread block each (built on the host)."""
     pc_h = np.asarray(to_device(pc, "cpu"), dtype=np.int64)
     p0_h = np.asarray(to_device(p0, "cpu"), dtype=np.int64)
     nu = -(-pc_h // U)
@@ -750,11 +781,5 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     k = np.arange(up.size, dtype=np.int64) - np.repeat(exclusive_cumsum(np, nu), nu)
     first = p0_h[up] + k * U
     end = np.minimum(first + U, p0_h[up] + pc_h[up])
-    big = np.argsort(first - end, kind="stable")    # the largest units first
-    units = to_device(np.stack([up, first, end], axis=1)[big].reshape(-1, 3), csr.device)
-    row_hit = xp.diff(csr.indptr) > 0
-    if col_order is not None:
-        col_order = col_order.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
-    return LightPanels((m, n), np.dtype(csr.dtype), csr.iso_value, ent, val, units, gbase,
-                       prow, cptr, chunks, row_hit, nnz, npart, W, RR, U, csr.device,
-                       col_order, span if col_order is not None else 0, chunk_partials, G)
+    big = np.argsort(first - end, kind="stable")
+    return to_device(np.stack([up, first, end], axis=1)[big].reshape(-1, 3), device)

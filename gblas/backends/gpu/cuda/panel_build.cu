@@ -1,0 +1,227 @@
+// The light panels' build on the GPU (gblas.backends.gpu.panel_build): a stable counting
+// sort of a CSR's entries by column panel straight into the layout's padded slots, the
+// (panel, row) pairs' first entries, the bank interleave of the pairs, and the partial
+// results of every group.  Entries and slots are counted in 32 bits (the caller checks).
+//
+// Typedefs given by the source: V_t, a word of the values' bytes (VW words per value).
+
+#define PB_WARPS 8
+#define PB_HEAD 0x8000
+
+__device__ __forceinline__ unsigned pb_lanes_below(int lane) {
+    return (1u << lane) - 1u;
+}
+
+// The bucket of an entry of id v (its column, or rank[column]): its panel, ``v / W``, or
+// a digit of a radix sort's key, ``(v >> shift) & mask`` (W 1).
+__device__ __forceinline__ int pb_bucket(unsigned v, int W, int shift, unsigned mask) {
+    return (int)(((v / (unsigned)W) >> shift) & mask);
+}
+
+// Each entry's panel (key[k]), and every tile's count of each panel (hist[p * ntiles + t]):
+// one block per tile of T consecutive entries.
+extern "C" __global__ void pb_count(const int* __restrict__ indices,
+                                    const int* __restrict__ rank, int has_rank, int W,
+                                    int shift, unsigned mask,
+                                    int nnz, int T, int npn, int ntiles,
+                                    unsigned short* __restrict__ key,
+                                    int* __restrict__ hist) {
+    extern __shared__ int cnt[];
+    const int t = blockIdx.x;
+    const int lane = threadIdx.x & 31;
+    for (int p = threadIdx.x; p < npn; p += blockDim.x) cnt[p] = 0;
+    __syncthreads();
+    const int lo = t * T;
+    const int hi = min(lo + T, nnz);
+    for (int b = lo; b < hi; b += blockDim.x) {
+        const int k = b + threadIdx.x;
+        const bool ok = k < hi;
+        int p = -1;
+        if (ok) {
+            const int c = indices[k];
+            p = pb_bucket((unsigned)(has_rank ? rank[c] : c), W, shift, mask);
+            key[k] = (unsigned short)p;
+        }
+        const unsigned same = __match_any_sync(0xffffffffu, p);
+        if (ok && __ffs(same) - 1 == lane) atomicAdd(&cnt[p], __popc(same));
+    }
+    __syncthreads();
+    for (int p = threadIdx.x; p < npn; p += blockDim.x) hist[(long long)p * ntiles + t] = cnt[p];
+}
+
+// The stable scatter: the tile's warps each take T / PB_WARPS consecutive entries, count
+// them by panel, and write every entry to its slot (base[p * ntiles + t]: the tile's first
+// slot of panel p) in entry order: its row, its (relabelled) column and its value.
+extern "C" __global__ void pb_scatter(const unsigned short* __restrict__ key,
+                                      const int* __restrict__ indices,
+                                      const int* __restrict__ rank, int has_rank,
+                                      const int* __restrict__ rows,
+                                      const V_t* __restrict__ vals, int VW,
+                                      int nnz, int T, int npn, int ntiles,
+                                      const int* __restrict__ base,
+                                      int* __restrict__ srow, int* __restrict__ scol,
+                                      V_t* __restrict__ sval) {
+    extern __shared__ int wcnt[];                   // [PB_WARPS][npn]
+    const int t = blockIdx.x;
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    for (int i = threadIdx.x; i < PB_WARPS * npn; i += blockDim.x) wcnt[i] = 0;
+    __syncthreads();
+    const int sub = T / PB_WARPS;
+    const int lo = t * T;
+    const int hi = min(lo + T, nnz);
+    const int wlo = min(lo + w * sub, hi), whi = min(wlo + sub, hi);
+    int* mine = wcnt + w * npn;
+    for (int b = wlo; b < whi; b += 32) {
+        const int k = b + lane;
+        const bool ok = k < whi;
+        const int p = ok ? (int)key[k] : -1;
+        const unsigned same = __match_any_sync(0xffffffffu, p);
+        if (ok && __ffs(same) - 1 == lane) mine[p] += __popc(same);
+    }
+    __syncthreads();
+    for (int p = threadIdx.x; p < npn; p += blockDim.x) {
+        int at = base[(long long)p * ntiles + t];
+        for (int v = 0; v < PB_WARPS; ++v) {
+            const int c = wcnt[v * npn + p];
+            wcnt[v * npn + p] = at;
+            at += c;
+        }
+    }
+    __syncthreads();
+    for (int b = wlo; b < whi; b += 32) {
+        const int k = b + lane;
+        const bool ok = k < whi;
+        const int p = ok ? (int)key[k] : -1;
+        const unsigned same = __match_any_sync(0xffffffffu, p);
+        const int d = ok ? mine[p] + __popc(same & pb_lanes_below(lane)) : 0;
+        __syncwarp();
+        if (ok && __ffs(same) - 1 == lane) mine[p] += __popc(same);
+        __syncwarp();
+        if (ok) {
+            const int c = indices[k];
+            srow[d] = rows[k];
+            scol[d] = has_rank ? rank[c] : c;
+            for (int v = 0; v < VW; ++v)
+                sval[(long long)d * VW + v] = vals[(long long)k * VW + v];
+        }
+    }
+}
+
+// ent of every slot: the column offset in its panel, PB_HEAD where the entry starts its
+// (panel, row) pair (the slot before holds another row or panel); 0 on padding (row -1).
+extern "C" __global__ void pb_heads(const int* __restrict__ srow, const int* __restrict__ scol,
+                                    int tot, int W, unsigned short* __restrict__ ent) {
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < tot;
+         s += gridDim.x * blockDim.x) {
+        const int r = srow[s];
+        if (r < 0) {
+            ent[s] = 0;
+            continue;
+        }
+        const int c = scol[s];
+        const int p = c / W;
+        const bool head = s == 0 || srow[s - 1] != r || scol[s - 1] / W != p;
+        ent[s] = (unsigned short)((c - p * W) | (head ? PB_HEAD : 0));
+    }
+}
+
+// The bank interleave: one warp per segment (the pairs of one (panel, row panel), by
+// row): every pair's index in the segment's order by (t, bank), t its rank among the
+// segment's pairs of the same bank.  Pairs of ranks below t: sum over banks of min(count,
+// t); then the banks below with a pair of rank t.
+extern "C" __global__ void pb_bank_order(const int* __restrict__ seg, int nseg,
+                                         const unsigned char* __restrict__ bank,
+                                         int* __restrict__ newidx) {
+    __shared__ int cur[PB_WARPS][32];
+    __shared__ int fin[PB_WARPS][32];
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const int g = blockIdx.x * PB_WARPS + w;
+    if (g >= nseg) return;
+    const int lo = seg[g], hi = seg[g + 1];
+    fin[w][lane] = 0;
+    __syncwarp();
+    for (int b = lo; b < hi; b += 32) {
+        const int j = b + lane;
+        const int k = j < hi ? (int)bank[j] : 32 + lane;
+        const unsigned same = __match_any_sync(0xffffffffu, k);
+        if (j < hi && __ffs(same) - 1 == lane) fin[w][k] += __popc(same);
+        __syncwarp();
+    }
+    cur[w][lane] = 0;
+    __syncwarp();
+    for (int b = lo; b < hi; b += 32) {
+        const int j = b + lane;
+        const int k = j < hi ? (int)bank[j] : 32 + lane;
+        const unsigned same = __match_any_sync(0xffffffffu, k);
+        int idx = 0;
+        if (j < hi) {
+            const int t = cur[w][k] + __popc(same & pb_lanes_below(lane));
+            for (int v = 0; v < 32; ++v) {
+                const int c = fin[w][v];
+                idx += min(c, t) + (v < k && c > t ? 1 : 0);
+            }
+            newidx[j] = lo + idx;
+        }
+        __syncwarp();
+        if (j < hi && __ffs(same) - 1 == lane) cur[w][k] += __popc(same);
+        __syncwarp();
+    }
+}
+
+// Moves every real slot s by delta[pair[s]] (its pair's move); padding stays.
+extern "C" __global__ void pb_move(const int* __restrict__ srow, const int* __restrict__ scol,
+                                   const unsigned short* __restrict__ ent,
+                                   const V_t* __restrict__ sval, int VW,
+                                   const int* __restrict__ pair, const int* __restrict__ delta,
+                                   int tot, int* __restrict__ orow, int* __restrict__ ocol,
+                                   unsigned short* __restrict__ oent, V_t* __restrict__ oval) {
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < tot;
+         s += gridDim.x * blockDim.x) {
+        const int r = srow[s];
+        const int d = r < 0 ? s : s + delta[pair[s]];
+        orow[d] = r;
+        ocol[d] = scol[s];
+        oent[d] = ent[s];
+        for (int v = 0; v < VW; ++v) oval[(long long)d * VW + v] = sval[(long long)s * VW + v];
+    }
+}
+
+__device__ __forceinline__ bool pb_run(const int* srow, const unsigned short* ent, int s) {
+    return srow[s] >= 0 && ((ent[s] & PB_HEAD) != 0 || (threadIdx.x == 0));
+}
+
+// Runs (partial results) of every group of blockDim.x slots: one block per group.
+extern "C" __global__ void pb_group_runs(const int* __restrict__ srow,
+                                         const unsigned short* __restrict__ ent,
+                                         long long* __restrict__ gcount) {
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    const int n = __syncthreads_count(pb_run(srow, ent, s));
+    if (threadIdx.x == 0) gcount[blockIdx.x] = n;
+}
+
+// Every partial's row offset in its row panel (prow) and its (panel, row panel) key.
+extern "C" __global__ void pb_partials(const int* __restrict__ srow,
+                                       const int* __restrict__ scol,
+                                       const unsigned short* __restrict__ ent,
+                                       const long long* __restrict__ gbase, int W, int RR,
+                                       int nq, unsigned short* __restrict__ prow,
+                                       long long* __restrict__ pkey) {
+    __shared__ int before[PB_WARPS + 1];
+    const int s = blockIdx.x * blockDim.x + threadIdx.x;
+    const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    const bool run = pb_run(srow, ent, s);
+    const unsigned mask = __ballot_sync(0xffffffffu, run);
+    if (lane == 0) before[w + 1] = __popc(mask);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        before[0] = 0;
+        for (int v = 1; v <= (int)(blockDim.x >> 5); ++v) before[v] += before[v - 1];
+    }
+    __syncthreads();
+    if (run) {
+        const long long part = gbase[blockIdx.x] + before[w] + __popc(mask & pb_lanes_below(lane));
+        const int r = srow[s];
+        prow[part] = (unsigned short)(r % RR);
+        pkey[part] = (long long)(scol[s] / W) * nq + r / RR;
+    }
+}

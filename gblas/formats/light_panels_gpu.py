@@ -1,0 +1,80 @@
+"""The GPU build of :class:`~gblas.formats.light_panels.LightPanels`: the same layout as
+the array-at-a-time build, array for array, in a few passes of dedicated kernels
+(:mod:`gblas.backends.gpu.panel_build`) instead of sorts.
+
+The array-at-a-time build sorted the entries by panel, then gathered their rows, columns
+and values into that order and found the pairs, the bank interleave (two sorts of the
+pairs) and the partials in some thirty passes of library calls (21-32 ms at Kronecker
+scale 22 on an H200, ``benchmarks/results/light_panel_build_gpu.md``).  Here a counting
+sort writes every entry into its slot once; the rest reads and writes the slots a few
+times more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._device import count_nonzero
+from .csr import CSR, known_column_counts
+from .light_panels import (
+    HEAD,
+    _chunks,
+    _span_degree_order,
+    _units,
+    panel_pairs,
+    relabel_pays,
+)
+
+__all__ = ["build_on_gpu"]
+
+
+def build_on_gpu(csr: CSR, W: int, RR: int, U: int, G: int, *, bank_order: bool,
+                 relabel: bool | None, span: int, chunk_partials: int) -> dict | None:
+    """The fields of the light panels of ``csr`` (on the GPU, 32-bit entry counts), or
+    None where the kernels do not take it (too many panels for a block's counters, a
+    value type of another size): the caller's build then runs."""
+    import cupy as cp
+
+    from ..backends.gpu import panel_build as pb
+
+    m, n = (int(s) for s in csr.shape)
+    nnz = csr.nnz
+    nq = -(-m // RR) if m else 0
+    itemsize = None if csr.values is None else int(csr.values.dtype.itemsize)
+    npn = -(-n // W) if n else 0
+    if not pb.supported(nnz, npn, G, itemsize):
+        return None
+    rows = csr.row_indices(np.int32)
+    ind = cp.ascontiguousarray(csr.indices, dtype=np.int32)
+    sl = col_order = None
+    if relabel is not False and npn > 1:
+        col_order, rank = _span_degree_order(cp, csr.indices, n, span, W,
+                                             known_column_counts(csr))
+        npr = -(-int(col_order.size) // W)
+        if not pb.supported(nnz, npr, G, itemsize):
+            return None
+        sl = pb.scatter(ind, rows, csr.values, rank.astype(np.int32), W, npr, G)
+        del rank
+        if relabel is None and not relabel_pays(
+                panel_pairs(csr, W) - count_nonzero(sl.ent >= HEAD), int(col_order.size)):
+            sl = col_order = None       # not worth the gather: keep the column ids
+        else:
+            npn = npr
+    if sl is None:
+        sl = pb.scatter(ind, rows, csr.values, None, W, npn, G)
+    del rows, ind
+    if bank_order:
+        sl = pb.interleave_banks(sl, nnz, W, RR, nq)
+    gbase, prow, pkey, npart = pb.partials(sl, W, RR, nq, G)
+    chunks, cptr = _chunks(cp, pkey, npart, nq, npn, chunk_partials)
+    del pkey
+    if col_order is not None:
+        col_order = col_order.astype(np.int32)
+    val = None if sl.sval is None else sl.sval.view(csr.values.dtype)
+    return {"shape": (m, n), "dtype": np.dtype(csr.dtype), "iso_value": csr.iso_value,
+            "ent": sl.ent, "val": val, "units": _units(sl.pc, sl.p0, npn, U, csr.device),
+            "gbase": gbase, "prow": prow, "cptr": cptr, "chunks": chunks,
+            "row_hit": cp.diff(csr.indptr) > 0, "nnz": nnz, "npart": npart,
+            "panel_cols": W, "panel_rows": RR, "unit_entries": U, "device": csr.device,
+            "col_order": col_order, "relabel_span": span if col_order is not None else 0,
+            "chunk_partials": chunk_partials, "group": G}
