@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._device import count_nonzero
 from .csr import CSR, known_column_counts
 from .light_panels import (
-    HEAD,
     _chunks,
     _span_degree_order,
     _units,
@@ -56,7 +54,7 @@ def build_on_gpu(csr: CSR, W: int, RR: int, U: int, G: int, *, bank_order: bool,
         sl = pb.scatter(ind, rows, csr.values, rank.astype(np.int32), W, npr, G)
         del rank
         if relabel is None and not relabel_pays(
-                panel_pairs(csr, W) - count_nonzero(sl.ent >= HEAD), int(col_order.size)):
+                panel_pairs(csr, W) - sl.npair, int(col_order.size)):
             sl = col_order = None       # not worth the gather: keep the column ids
         else:
             npn = npr

@@ -37,7 +37,8 @@ _WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64, 16: np.uint64}
 class Slots(NamedTuple):
     """The entries in their padded slots (``tot`` of them; padding: row -1, ent 0, value
     0): rows, column ids, values as words (``vw`` per value; None when iso), ``ent``,
-    and each panel's entries (``pc``) and first slot (``p0``), int64."""
+    and each panel's entries (``pc``) and first slot (``p0``), int64; ``npair`` the
+    (panel, row) pairs."""
 
     srow: Any
     scol: Any
@@ -47,6 +48,7 @@ class Slots(NamedTuple):
     pc: Any
     p0: Any
     tot: int
+    npair: int
 
 
 def supported(nnz: int, npn: int, group: int, itemsize: int | None) -> bool:
@@ -75,7 +77,9 @@ def _tile(nnz: int, npn: int) -> int:
 
 
 def _grid(n: int) -> int:
-    return min(blocks(n, 256), 1 << 16)
+    """Blocks of 256 threads for a pass over ``n`` slots, each thread loading
+    ``PB_AHEAD`` (4) at a time."""
+    return min(blocks(-(-n // 4), 256), 1 << 16)
 
 
 def _sort_pass(ids: Any, payload: Any, values: Any, rank: Any, W: int, shift: int,
@@ -134,8 +138,9 @@ def scatter(indices: Any, rows: Any, values: Any, rank: Any, W: int, npn: int,
     srow, scol, sval, vw, pc, p0, tot = _sort_pass(indices, rows, values, rank, W, 0,
                                                    0xFFFFFFFF, npn, group, -1)
     ent = cp.empty(tot, dtype=np.uint16)
-    _fn("pb_heads")((_grid(tot),), (256,), (srow, scol, _i32(tot), _i32(W), ent))
-    return Slots(srow, scol, sval, vw, ent, pc, p0, tot)
+    npair = cp.zeros(1, dtype=np.uint64)
+    _fn("pb_heads")((_grid(tot),), (256,), (srow, scol, _i32(tot), _i32(W), ent, npair))
+    return Slots(srow, scol, sval, vw, ent, pc, p0, tot, int(npair[0]))
 
 
 #: Bits of a radix sort's digit (2048 buckets: 64 KiB of a block's counters).
@@ -170,10 +175,10 @@ def interleave_banks(sl: Slots, nnz: int, W: int, RR: int, nq: int) -> Slots:
     """``sl`` with the pairs of every (panel, row panel) reordered by (rank within their
     bank, bank), each pair's entries moved together (see
     :func:`gblas.formats.light_panels._bank_interleave`, the definition)."""
-    hp = cp.flatnonzero(sl.ent & HEAD)
-    npair = int(hp.size)
+    npair = sl.npair
     if npair < 2:
         return sl
+    hp = cp.flatnonzero(sl.ent >= HEAD)
     hrow = sl.srow[hp]
     panel = sl.scol[hp] // W
     seg = panel.astype(np.int64) * max(nq, 1) + hrow // RR

@@ -18,6 +18,10 @@ __device__ __forceinline__ int pb_bucket(unsigned v, int W, int shift, unsigned 
     return (int)(((v / (unsigned)W) >> shift) & mask);
 }
 
+// Steps a thread (or a warp) loads ahead: the passes are bound by memory latency, and
+// one 2- or 4-byte load in flight per thread leaves most of the bandwidth unused.
+#define PB_AHEAD 4
+
 // Each entry's panel (key[k]), and every tile's count of each panel (hist[p * ntiles + t]):
 // one block per tile of T consecutive entries.
 extern "C" __global__ void pb_count(const int* __restrict__ indices,
@@ -33,17 +37,30 @@ extern "C" __global__ void pb_count(const int* __restrict__ indices,
     __syncthreads();
     const int lo = t * T;
     const int hi = min(lo + T, nnz);
-    for (int b = lo; b < hi; b += blockDim.x) {
-        const int k = b + threadIdx.x;
-        const bool ok = k < hi;
-        int p = -1;
-        if (ok) {
-            const int c = indices[k];
-            p = pb_bucket((unsigned)(has_rank ? rank[c] : c), W, shift, mask);
-            key[k] = (unsigned short)p;
+    const int step = blockDim.x;
+    for (int b = lo; b < hi; b += PB_AHEAD * step) {
+        int v[PB_AHEAD];
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int k = b + u * step + threadIdx.x;
+            v[u] = k < hi ? indices[k] : 0;
         }
-        const unsigned same = __match_any_sync(0xffffffffu, p);
-        if (ok && __ffs(same) - 1 == lane) atomicAdd(&cnt[p], __popc(same));
+        if (has_rank) {
+#pragma unroll
+            for (int u = 0; u < PB_AHEAD; ++u) {
+                const int k = b + u * step + threadIdx.x;
+                if (k < hi) v[u] = rank[v[u]];
+            }
+        }
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int k = b + u * step + threadIdx.x;
+            const bool ok = k < hi;
+            const int p = ok ? pb_bucket((unsigned)v[u], W, shift, mask) : -1;
+            if (ok) key[k] = (unsigned short)p;
+            const unsigned same = __match_any_sync(0xffffffffu, p);
+            if (ok && __ffs(same) - 1 == lane) atomicAdd(&cnt[p], __popc(same));
+        }
     }
     __syncthreads();
     for (int p = threadIdx.x; p < npn; p += blockDim.x) hist[(long long)p * ntiles + t] = cnt[p];
@@ -71,12 +88,19 @@ extern "C" __global__ void pb_scatter(const unsigned short* __restrict__ key,
     const int hi = min(lo + T, nnz);
     const int wlo = min(lo + w * sub, hi), whi = min(wlo + sub, hi);
     int* mine = wcnt + w * npn;
-    for (int b = wlo; b < whi; b += 32) {
-        const int k = b + lane;
-        const bool ok = k < whi;
-        const int p = ok ? (int)key[k] : -1;
-        const unsigned same = __match_any_sync(0xffffffffu, p);
-        if (ok && __ffs(same) - 1 == lane) mine[p] += __popc(same);
+    for (int b = wlo; b < whi; b += 32 * PB_AHEAD) {
+        int p[PB_AHEAD];
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int k = b + 32 * u + lane;
+            p[u] = k < whi ? (int)key[k] : -1;
+        }
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const unsigned same = __match_any_sync(0xffffffffu, p[u]);
+            if (p[u] >= 0 && __ffs(same) - 1 == lane) mine[p[u]] += __popc(same);
+            __syncwarp();
+        }
     }
     __syncthreads();
     for (int p = threadIdx.x; p < npn; p += blockDim.x) {
@@ -88,41 +112,78 @@ extern "C" __global__ void pb_scatter(const unsigned short* __restrict__ key,
         }
     }
     __syncthreads();
-    for (int b = wlo; b < whi; b += 32) {
-        const int k = b + lane;
-        const bool ok = k < whi;
-        const int p = ok ? (int)key[k] : -1;
-        const unsigned same = __match_any_sync(0xffffffffu, p);
-        const int d = ok ? mine[p] + __popc(same & pb_lanes_below(lane)) : 0;
-        __syncwarp();
-        if (ok && __ffs(same) - 1 == lane) mine[p] += __popc(same);
-        __syncwarp();
-        if (ok) {
-            const int c = indices[k];
-            srow[d] = rows[k];
-            scol[d] = has_rank ? rank[c] : c;
-            for (int v = 0; v < VW; ++v)
-                sval[(long long)d * VW + v] = vals[(long long)k * VW + v];
+    for (int b = wlo; b < whi; b += 32 * PB_AHEAD) {
+        int p[PB_AHEAD], c[PB_AHEAD], r[PB_AHEAD];
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int k = b + 32 * u + lane;
+            const bool ok = k < whi;
+            p[u] = ok ? (int)key[k] : -1;
+            c[u] = ok ? indices[k] : 0;
+            r[u] = ok ? rows[k] : 0;
+        }
+        if (has_rank) {
+#pragma unroll
+            for (int u = 0; u < PB_AHEAD; ++u)
+                if (p[u] >= 0) c[u] = rank[c[u]];
+        }
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int k = b + 32 * u + lane;
+            const bool ok = p[u] >= 0;
+            const unsigned same = __match_any_sync(0xffffffffu, p[u]);
+            const int d = ok ? mine[p[u]] + __popc(same & pb_lanes_below(lane)) : 0;
+            __syncwarp();
+            if (ok && __ffs(same) - 1 == lane) mine[p[u]] += __popc(same);
+            __syncwarp();
+            if (ok) {
+                srow[d] = r[u];
+                scol[d] = c[u];
+                for (int v = 0; v < VW; ++v)
+                    sval[(long long)d * VW + v] = vals[(long long)k * VW + v];
+            }
         }
     }
 }
 
 // ent of every slot: the column offset in its panel, PB_HEAD where the entry starts its
 // (panel, row) pair (the slot before holds another row or panel); 0 on padding (row -1).
+// The pairs are counted into *npair.
 extern "C" __global__ void pb_heads(const int* __restrict__ srow, const int* __restrict__ scol,
-                                    int tot, int W, unsigned short* __restrict__ ent) {
-    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < tot;
-         s += gridDim.x * blockDim.x) {
-        const int r = srow[s];
-        if (r < 0) {
-            ent[s] = 0;
-            continue;
+                                    int tot, int W, unsigned short* __restrict__ ent,
+                                    unsigned long long* __restrict__ npair) {
+    __shared__ int heads;
+    if (threadIdx.x == 0) heads = 0;
+    __syncthreads();
+    int mine = 0;
+    const int step = blockDim.x;
+    for (int s0 = blockIdx.x * step * PB_AHEAD; s0 < tot; s0 += gridDim.x * step * PB_AHEAD) {
+        int r[PB_AHEAD], rp[PB_AHEAD], c[PB_AHEAD], cp[PB_AHEAD];
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int s = s0 + u * step + threadIdx.x;
+            r[u] = s < tot ? srow[s] : -1;
+            rp[u] = (s < tot && s > 0) ? srow[s - 1] : -1;
+            c[u] = s < tot ? scol[s] : 0;
+            cp[u] = (s < tot && s > 0) ? scol[s - 1] : 0;
         }
-        const int c = scol[s];
-        const int p = c / W;
-        const bool head = s == 0 || srow[s - 1] != r || scol[s - 1] / W != p;
-        ent[s] = (unsigned short)((c - p * W) | (head ? PB_HEAD : 0));
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int s = s0 + u * step + threadIdx.x;
+            if (s >= tot) continue;
+            if (r[u] < 0) {
+                ent[s] = 0;
+                continue;
+            }
+            const int p = c[u] / W;
+            const bool head = rp[u] != r[u] || cp[u] / W != p;
+            mine += head;
+            ent[s] = (unsigned short)((c[u] - p * W) | (head ? PB_HEAD : 0));
+        }
     }
+    atomicAdd(&heads, mine);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd(npair, (unsigned long long)heads);
 }
 
 // The bank interleave: one warp per segment (the pairs of one (panel, row panel), by
@@ -175,14 +236,31 @@ extern "C" __global__ void pb_move(const int* __restrict__ srow, const int* __re
                                    const int* __restrict__ pair, const int* __restrict__ delta,
                                    int tot, int* __restrict__ orow, int* __restrict__ ocol,
                                    unsigned short* __restrict__ oent, V_t* __restrict__ oval) {
-    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < tot;
-         s += gridDim.x * blockDim.x) {
-        const int r = srow[s];
-        const int d = r < 0 ? s : s + delta[pair[s]];
-        orow[d] = r;
-        ocol[d] = scol[s];
-        oent[d] = ent[s];
-        for (int v = 0; v < VW; ++v) oval[(long long)d * VW + v] = sval[(long long)s * VW + v];
+    const int step = blockDim.x;
+    for (int s0 = blockIdx.x * step * PB_AHEAD; s0 < tot; s0 += gridDim.x * step * PB_AHEAD) {
+        int r[PB_AHEAD], d[PB_AHEAD];
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int s = s0 + u * step + threadIdx.x;
+            r[u] = s < tot ? srow[s] : -1;
+            d[u] = (s < tot && r[u] >= 0) ? pair[s] : -1;
+        }
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int s = s0 + u * step + threadIdx.x;
+            if (d[u] >= 0) d[u] = s + delta[d[u]];
+            else d[u] = s;
+        }
+#pragma unroll
+        for (int u = 0; u < PB_AHEAD; ++u) {
+            const int s = s0 + u * step + threadIdx.x;
+            if (s >= tot) continue;
+            orow[d[u]] = r[u];
+            ocol[d[u]] = scol[s];
+            oent[d[u]] = ent[s];
+            for (int v = 0; v < VW; ++v)
+                oval[(long long)d[u] * VW + v] = sval[(long long)s * VW + v];
+        }
     }
 }
 

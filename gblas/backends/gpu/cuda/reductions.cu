@@ -98,12 +98,15 @@ extern "C" __global__ void gb_red_partials(const T* __restrict__ x, long long n,
 }
 
 /* out[x[i]] += 1 for every i whose value is in [0, len); a value outside is counted in
-   out[len] instead of writing past the histogram */
+   out[len] instead of writing past the histogram.  The lanes of a warp holding the same
+   value add once (sorted values and hubs: one atomic where there were 32) */
 extern "C" __global__ void gb_red_bincount(const T* __restrict__ x, long long n,
                                            unsigned long long* out, long long len) {
     const long long stride = (long long)gridDim.x * blockDim.x;
     for (long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         const long long v = (long long)x[i];
-        atomicAdd(out + ((v >= 0 && v < len) ? v : len), 1ull);
+        const long long at = (v >= 0 && v < len) ? v : len;
+        const unsigned same = __match_any_sync(__activemask(), at);
+        if ((int)(threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(out + at, (unsigned long long)__popc(same));
     }
 }
