@@ -190,8 +190,8 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
     for word in (np.uint8, np.uint16, np.uint32, np.uint64):
         yield (f"panel build {np.dtype(word).name}",
                codegen.source("panel_build.cu", names={"V_t": word}),
-               ("pb_count", "pb_scatter", "pb_heads", "pb_bank_order", "pb_move",
-                "pb_group_runs", "pb_partials"))
+               ("pb_count", "pb_scatter", "pb_heads", "pb_pair_list", "pb_pair_len",
+                "pb_bank_order", "pb_pair_delta", "pb_move", "pb_group_runs", "pb_partials"))
     for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int32, 8),
                           (np.int64, np.int64, 32)):
         yield (f"pagerank fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",

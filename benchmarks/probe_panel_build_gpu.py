@@ -100,8 +100,7 @@ def main(argv=None) -> int:
         rec: dict = {}
         restore = timed_steps(module, names, rec)
         if how == "kernels":
-            restore2 = timed_steps(lpg, ["_span_degree_order", "panel_pairs", "_chunks",
-                                         "_units"], rec)
+            restore2 = timed_steps(lpg, ["_span_degree_order", "_chunks", "_units"], rec)
         _sync()
         t0 = time.perf_counter()
         H = GPUHeavyLight.from_csr(csr)

@@ -19,7 +19,6 @@ from .light_panels import (
     _chunks,
     _span_degree_order,
     _units,
-    panel_pairs,
     relabel_pays,
 )
 
@@ -51,15 +50,15 @@ def build_on_gpu(csr: CSR, W: int, RR: int, U: int, G: int, *, bank_order: bool,
         npr = -(-int(col_order.size) // W)
         if not pb.supported(nnz, npr, G, itemsize):
             return None
-        sl = pb.scatter(ind, rows, csr.values, rank.astype(np.int32), W, npr, G)
+        sl = pb.scatter(ind, rows, csr.values, rank.astype(np.int32), W, npr, G, bank_order)
         del rank
-        if relabel is None and not relabel_pays(
-                panel_pairs(csr, W) - sl.npair, int(col_order.size)):
+        if relabel is None and not relabel_pays(sl.plain_pairs - sl.npair,
+                                                int(col_order.size)):
             sl = col_order = None       # not worth the gather: keep the column ids
         else:
             npn = npr
     if sl is None:
-        sl = pb.scatter(ind, rows, csr.values, None, W, npn, G)
+        sl = pb.scatter(ind, rows, csr.values, None, W, npn, G, bank_order)
     del rows, ind
     if bank_order:
         sl = pb.interleave_banks(sl, nnz, W, RR, nq)

@@ -118,3 +118,23 @@ def test_radix_argsort_is_a_stable_argsort(n, top, seed):
     got = radix_argsort(cp.asarray(key), top)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(cp.asnumpy(got), np.argsort(key, kind="stable"))
+
+
+@settings(max_examples=15, deadline=None)
+@given(matrices(big=True), st.sampled_from([1, 64, 1000]))
+def test_the_relabelled_scatter_counts_the_plain_pairs(case, W):
+    """The count pass of a relabelled build counts the (row, column panel) pairs of the
+    columns' own ids: the relabelling's decision, without a pass of its own."""
+    import cupy as cp
+
+    from gblas.backends.gpu import panel_build as pb
+    from gblas.formats.light_panels import panel_pairs
+
+    A, _ = case
+    if A.nnz == 0:
+        return
+    n = A.shape[1]
+    rank = cp.asarray(np.random.default_rng(1).permutation(n).astype(np.int32))
+    sl = pb.scatter(cp.ascontiguousarray(A.indices, dtype=np.int32), A.row_indices(np.int32),
+                    None, rank, W, -(-n // W), GROUP_WIDE)
+    assert sl.plain_pairs == panel_pairs(A, W)

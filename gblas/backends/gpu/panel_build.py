@@ -19,7 +19,7 @@ import cupy as cp
 import numpy as np
 
 from .codegen import get_function, source
-from .launch import allow_dynamic_smem, blocks, max_block_smem
+from .launch import allow_dynamic_smem, blocks, max_block_smem, sm_count
 
 __all__ = ["Slots", "interleave_banks", "partials", "radix_argsort", "scatter", "supported"]
 
@@ -49,6 +49,10 @@ class Slots(NamedTuple):
     p0: Any
     tot: int
     npair: int
+    #: int32 per slot, 1 where a pair starts (for the bank interleave; else None)
+    flag: Any = None
+    #: (row, column panel) pairs with the columns' own ids (counted when relabelled)
+    plain_pairs: int = -1
 
 
 def supported(nnz: int, npn: int, group: int, itemsize: int | None) -> bool:
@@ -70,10 +74,20 @@ def _i32(v: int) -> np.int32:
 
 
 def _tile(nnz: int, npn: int) -> int:
+    """Entries of a tile: about eight tiles per multiprocessor (long runs of a tile's
+    entries per panel: its writes fill whole sectors), at least :data:`TILE`, and the
+    (panel, tile) table at most a sixteenth of the entries."""
     T = TILE
+    while T < -(-nnz // (8 * sm_count())) and T < (1 << 20):
+        T *= 2
     while -(-nnz // T) * npn > max(nnz // 16, 1 << 16) and T < (1 << 22):
         T *= 2
     return T
+
+
+def _grid1(n: int) -> int:
+    """Blocks of 256 threads for a pass over ``n`` items, one per thread."""
+    return min(blocks(n, 256), 1 << 16)
 
 
 def _grid(n: int) -> int:
@@ -83,12 +97,13 @@ def _grid(n: int) -> int:
 
 
 def _sort_pass(ids: Any, payload: Any, values: Any, rank: Any, W: int, shift: int,
-               mask: int, nb: int, group: int, fill: int) -> tuple:
+               mask: int, nb: int, group: int, fill: int, plain: Any = None) -> tuple:
     """One stable counting sort of the entries (``ids``, int32; ``payload``, int32;
     ``values`` or None) by bucket ``((rank[id] or id) / W >> shift) & mask`` (of ``nb``),
     each bucket's slots padded to a multiple of ``group`` (payload ``fill`` there):
     ``(payload, ids, values as words, words per value, count per bucket, first slot per
-    bucket, slots)`` in slot order."""
+    bucket, slots)`` in slot order.  ``plain`` (a one-element uint64 array): the count
+    pass adds the (payload, id / W) pairs of the entries in their order there."""
     nnz = int(ids.size)
     T = _tile(nnz, nb)
     ntiles = max(1, -(-nnz // T))
@@ -100,7 +115,10 @@ def _sort_pass(ids: Any, payload: Any, values: Any, rank: Any, W: int, shift: in
     allow_dynamic_smem(count, nb * 4)
     fixed = (rk, _i32(has_rank), _i32(W), _i32(shift), np.uint32(mask), _i32(nnz), _i32(T),
              _i32(nb), _i32(ntiles))
-    count((ntiles,), (THREADS,), (ids,) + fixed + (key, hist), shared_mem=nb * 4)
+    counter = plain if plain is not None else cp.zeros(1, dtype=np.uint64)
+    count((ntiles,), (THREADS,), (ids,) + fixed + (key, hist, payload,
+                                                   _i32(W if plain is not None else 0), counter),
+          shared_mem=nb * 4)
     # bucket-major running counts: a bucket's tiles one after another
     upto = cp.cumsum(hist, dtype=np.int64)
     first = upto[::ntiles] - hist[::ntiles]
@@ -130,17 +148,22 @@ def _sort_pass(ids: Any, payload: Any, values: Any, rank: Any, W: int, shift: in
 
 
 def scatter(indices: Any, rows: Any, values: Any, rank: Any, W: int, npn: int,
-            group: int) -> Slots:
+            group: int, flags: bool = False) -> Slots:
     """The entries (``indices``, their ``rows``, ``values`` or None: int32 arrays in CSR
     order) in the padded slots of panels of ``W`` column ids, the ids ``rank[c]``
     (int32; None: the columns' own), each panel's slots a multiple of ``group``; the
-    pairs' first entries marked in ``ent``."""
+    pairs' first entries marked in ``ent`` (and ``flag``, with ``flags``).  Relabelled,
+    the pairs of the columns' own panels are counted too (``plain_pairs``)."""
+    plain = None if rank is None else cp.zeros(1, dtype=np.uint64)
     srow, scol, sval, vw, pc, p0, tot = _sort_pass(indices, rows, values, rank, W, 0,
-                                                   0xFFFFFFFF, npn, group, -1)
+                                                   0xFFFFFFFF, npn, group, -1, plain)
     ent = cp.empty(tot, dtype=np.uint16)
     npair = cp.zeros(1, dtype=np.uint64)
-    _fn("pb_heads")((_grid(tot),), (256,), (srow, scol, _i32(tot), _i32(W), ent, npair))
-    return Slots(srow, scol, sval, vw, ent, pc, p0, tot, int(npair[0]))
+    flag = cp.empty(tot, dtype=np.int32) if flags else None
+    _fn("pb_heads")((_grid(tot),), (256,), (srow, scol, _i32(tot), _i32(W), ent, npair,
+                                            flag if flags else npair, _i32(flags)))
+    return Slots(srow, scol, sval, vw, ent, pc, p0, tot, int(npair[0]), flag,
+                 -1 if plain is None else int(plain[0]))
 
 
 #: Bits of a radix sort's digit (2048 buckets: 64 KiB of a block's counters).
@@ -172,32 +195,37 @@ def radix_argsort(key: Any, top: int) -> Any:
 
 
 def interleave_banks(sl: Slots, nnz: int, W: int, RR: int, nq: int) -> Slots:
-    """``sl`` with the pairs of every (panel, row panel) reordered by (rank within their
-    bank, bank), each pair's entries moved together (see
+    """``sl`` (scattered with ``flags``) with the pairs of every (panel, row panel)
+    reordered by (rank within their bank, bank), each pair's entries moved together (see
     :func:`gblas.formats.light_panels._bank_interleave`, the definition)."""
-    npair = sl.npair
+    npair, tot, vw = sl.npair, sl.tot, sl.vw
     if npair < 2:
         return sl
-    hp = cp.flatnonzero(sl.ent >= HEAD)
-    hrow = sl.srow[hp]
-    panel = sl.scol[hp] // W
-    seg = panel.astype(np.int64) * max(nq, 1) + hrow // RR
-    brk = cp.flatnonzero(seg[1:] != seg[:-1]) + 1
-    segptr = cp.concatenate([cp.zeros(1, dtype=np.int32), brk.astype(np.int32),
+    pair = cp.cumsum(sl.flag, dtype=np.int32)               # inclusive: pair id + 1
+    hp = cp.empty(npair, dtype=np.int32)
+    bank = cp.empty(npair, dtype=np.uint8)
+    segstart = cp.empty(npair, dtype=np.uint8)
+    _fn("pb_pair_list")((_grid1(tot),), (256,), (sl.srow, sl.scol, sl.ent, pair, _i32(tot),
+                                                _i32(W), _i32(RR), hp, bank, segstart))
+    segptr = cp.concatenate([cp.flatnonzero(segstart).astype(np.int32),
                              cp.full(1, npair, dtype=np.int32)])
+    del segstart
     nseg = int(segptr.size) - 1
-    bank = ((hrow % RR) % 32).astype(np.uint8)
+    shift = (sl.p0 - (cp.cumsum(sl.pc) - sl.pc)).astype(np.int32)   # slot - compact index
+    plen = cp.empty(npair, dtype=np.int32)
+    _fn("pb_pair_len")((_grid1(npair),), (256,), (hp, sl.scol, shift, _i32(npair), _i32(nnz),
+                                                 _i32(W), plen))
     newidx = cp.empty(npair, dtype=np.int32)
-    _fn("pb_bank_order")((-(-nseg // WARPS),), (THREADS,), (segptr, _i32(nseg), bank, newidx))
-    shift = (sl.p0 - (cp.cumsum(sl.pc) - sl.pc))[panel]        # slot minus compact index
-    cstart = hp - shift
-    plen = cp.diff(cp.concatenate([cstart, cp.full(1, nnz, dtype=cstart.dtype)]))
-    moved = cp.empty(npair, dtype=plen.dtype)
-    moved[newidx] = plen
-    cnew = cp.cumsum(moved) - moved
-    delta = (cnew[newidx] + shift - hp).astype(np.int32)
-    pair = cp.cumsum(sl.ent >= HEAD, dtype=np.int32) - 1
-    tot, vw = sl.tot, sl.vw
+    moved = cp.empty(npair, dtype=np.int32)
+    _fn("pb_bank_order")((-(-nseg // WARPS),), (THREADS,), (segptr, _i32(nseg), bank, plen,
+                                                           newidx, moved))
+    del plen, bank, segptr
+    cnew = cp.cumsum(moved, dtype=np.int32)
+    cnew -= moved
+    delta = moved                                           # reused
+    _fn("pb_pair_delta")((_grid1(npair),), (256,), (hp, sl.scol, shift, newidx, cnew,
+                                                   _i32(npair), _i32(W), delta))
+    del cnew, newidx, hp
     orow = cp.empty(tot, dtype=np.int32)
     ocol = cp.empty(tot, dtype=np.int32)
     oent = cp.empty(tot, dtype=np.uint16)
@@ -206,7 +234,7 @@ def interleave_banks(sl: Slots, nnz: int, W: int, RR: int, nq: int) -> Slots:
     oval = cp.empty(max(tot * vw, 1), dtype=word)
     _fn("pb_move", word)((_grid(tot),), (256,), (sl.srow, sl.scol, sl.ent, vin, _i32(vw), pair,
                                                  delta, _i32(tot), orow, ocol, oent, oval))
-    return sl._replace(srow=orow, scol=ocol, ent=oent, sval=oval if vw else None)
+    return sl._replace(srow=orow, scol=ocol, ent=oent, sval=oval if vw else None, flag=None)
 
 
 def partials(sl: Slots, W: int, RR: int, nq: int, group: int) -> tuple[Any, Any, Any, int]:

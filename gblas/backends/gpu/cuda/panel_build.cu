@@ -29,12 +29,19 @@ extern "C" __global__ void pb_count(const int* __restrict__ indices,
                                     int shift, unsigned mask,
                                     int nnz, int T, int npn, int ntiles,
                                     unsigned short* __restrict__ key,
-                                    int* __restrict__ hist) {
+                                    int* __restrict__ hist,
+                                    const int* __restrict__ rows, int plainW,
+                                    unsigned long long* __restrict__ plain_pairs) {
+    // plainW > 0: also count the (row, indices[k] / plainW) pairs (an entry starts one
+    // where its row or its panel differs from the entry before), into *plain_pairs
     extern __shared__ int cnt[];
+    __shared__ int pairs;
     const int t = blockIdx.x;
     const int lane = threadIdx.x & 31;
     for (int p = threadIdx.x; p < npn; p += blockDim.x) cnt[p] = 0;
+    if (threadIdx.x == 0) pairs = 0;
     __syncthreads();
+    int mine = 0;
     const int lo = t * T;
     const int hi = min(lo + T, nnz);
     const int step = blockDim.x;
@@ -44,6 +51,15 @@ extern "C" __global__ void pb_count(const int* __restrict__ indices,
         for (int u = 0; u < PB_AHEAD; ++u) {
             const int k = b + u * step + threadIdx.x;
             v[u] = k < hi ? indices[k] : 0;
+        }
+        if (plainW > 0) {
+#pragma unroll
+            for (int u = 0; u < PB_AHEAD; ++u) {
+                const int k = b + u * step + threadIdx.x;
+                if (k < hi)
+                    mine += k == 0 || rows[k - 1] != rows[k] ||
+                            indices[k - 1] / plainW != v[u] / plainW;
+            }
         }
         if (has_rank) {
 #pragma unroll
@@ -62,8 +78,10 @@ extern "C" __global__ void pb_count(const int* __restrict__ indices,
             if (ok && __ffs(same) - 1 == lane) atomicAdd(&cnt[p], __popc(same));
         }
     }
+    if (plainW > 0) atomicAdd(&pairs, mine);
     __syncthreads();
     for (int p = threadIdx.x; p < npn; p += blockDim.x) hist[(long long)p * ntiles + t] = cnt[p];
+    if (plainW > 0 && threadIdx.x == 0) atomicAdd(plain_pairs, (unsigned long long)pairs);
 }
 
 // The stable scatter: the tile's warps each take T / PB_WARPS consecutive entries, count
@@ -151,7 +169,8 @@ extern "C" __global__ void pb_scatter(const unsigned short* __restrict__ key,
 // The pairs are counted into *npair.
 extern "C" __global__ void pb_heads(const int* __restrict__ srow, const int* __restrict__ scol,
                                     int tot, int W, unsigned short* __restrict__ ent,
-                                    unsigned long long* __restrict__ npair) {
+                                    unsigned long long* __restrict__ npair,
+                                    int* __restrict__ flag, int has_flag) {
     __shared__ int heads;
     if (threadIdx.x == 0) heads = 0;
     __syncthreads();
@@ -173,12 +192,14 @@ extern "C" __global__ void pb_heads(const int* __restrict__ srow, const int* __r
             if (s >= tot) continue;
             if (r[u] < 0) {
                 ent[s] = 0;
+                if (has_flag) flag[s] = 0;
                 continue;
             }
             const int p = c[u] / W;
             const bool head = rp[u] != r[u] || cp[u] / W != p;
             mine += head;
             ent[s] = (unsigned short)((c[u] - p * W) | (head ? PB_HEAD : 0));
+            if (has_flag) flag[s] = head;
         }
     }
     atomicAdd(&heads, mine);
@@ -192,7 +213,8 @@ extern "C" __global__ void pb_heads(const int* __restrict__ srow, const int* __r
 // t); then the banks below with a pair of rank t.
 extern "C" __global__ void pb_bank_order(const int* __restrict__ seg, int nseg,
                                          const unsigned char* __restrict__ bank,
-                                         int* __restrict__ newidx) {
+                                         const int* __restrict__ plen,
+                                         int* __restrict__ newidx, int* __restrict__ moved) {
     __shared__ int cur[PB_WARPS][32];
     __shared__ int fin[PB_WARPS][32];
     const int w = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -222,6 +244,7 @@ extern "C" __global__ void pb_bank_order(const int* __restrict__ seg, int nseg,
                 idx += min(c, t) + (v < k && c > t ? 1 : 0);
             }
             newidx[j] = lo + idx;
+            moved[lo + idx] = plen[j];
         }
         __syncwarp();
         if (j < hi && __ffs(same) - 1 == lane) cur[w][k] += __popc(same);
@@ -229,7 +252,8 @@ extern "C" __global__ void pb_bank_order(const int* __restrict__ seg, int nseg,
     }
 }
 
-// Moves every real slot s by delta[pair[s]] (its pair's move); padding stays.
+// Moves every real slot s by delta[pair[s] - 1] (its pair's move; pair: the inclusive
+// running count of the pairs' first slots); padding stays.
 extern "C" __global__ void pb_move(const int* __restrict__ srow, const int* __restrict__ scol,
                                    const unsigned short* __restrict__ ent,
                                    const V_t* __restrict__ sval, int VW,
@@ -243,7 +267,7 @@ extern "C" __global__ void pb_move(const int* __restrict__ srow, const int* __re
         for (int u = 0; u < PB_AHEAD; ++u) {
             const int s = s0 + u * step + threadIdx.x;
             r[u] = s < tot ? srow[s] : -1;
-            d[u] = (s < tot && r[u] >= 0) ? pair[s] : -1;
+            d[u] = (s < tot && r[u] >= 0) ? pair[s] - 1 : -1;
         }
 #pragma unroll
         for (int u = 0; u < PB_AHEAD; ++u) {
@@ -263,6 +287,64 @@ extern "C" __global__ void pb_move(const int* __restrict__ srow, const int* __re
         }
     }
 }
+
+// Every pair j (its first slot s, j = pair[s] - 1): hp[j] = s, its row's bank, and
+// whether it starts a segment (its panel or row panel differs from the slot before's).
+extern "C" __global__ void pb_pair_list(const int* __restrict__ srow,
+                                        const int* __restrict__ scol,
+                                        const unsigned short* __restrict__ ent,
+                                        const int* __restrict__ pair, int tot, int W, int RR,
+                                        int* __restrict__ hp, unsigned char* __restrict__ bank,
+                                        unsigned char* __restrict__ segstart) {
+    for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < tot;
+         s += gridDim.x * blockDim.x) {
+        if (ent[s] < PB_HEAD) continue;
+        const int j = pair[s] - 1;
+        const int r = srow[s];
+        hp[j] = s;
+        bank[j] = (unsigned char)((r % RR) & 31);
+        bool start = true;
+        if (s > 0) {
+            const int rp = srow[s - 1];
+            start = rp < 0 || scol[s - 1] / W != scol[s] / W || rp / RR != r / RR;
+        }
+        segstart[j] = start;
+    }
+}
+
+// Entries of every pair: the next pair's first compact index (slot minus its panel's
+// padding before it, shift[panel]) less its own; nnz after the last.
+extern "C" __global__ void pb_pair_len(const int* __restrict__ hp, const int* __restrict__ scol,
+                                       const int* __restrict__ shift, int npair, int nnz,
+                                       int W, int* __restrict__ plen) {
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < npair;
+         j += gridDim.x * blockDim.x) {
+        const int s = hp[j];
+        const int here = s - shift[scol[s] / W];
+        int next = nnz;
+        if (j + 1 < npair) {
+            const int s2 = hp[j + 1];
+            next = s2 - shift[scol[s2] / W];
+        }
+        plen[j] = next - here;
+    }
+}
+
+// Every pair's move: its first slot in the new order (cnew: the pairs' exclusive running
+// entry counts in the new order, by new index; plus its panel's shift) less its own.
+extern "C" __global__ void pb_pair_delta(const int* __restrict__ hp,
+                                         const int* __restrict__ scol,
+                                         const int* __restrict__ shift,
+                                         const int* __restrict__ newidx,
+                                         const int* __restrict__ cnew, int npair, int W,
+                                         int* __restrict__ delta) {
+    for (int j = blockIdx.x * blockDim.x + threadIdx.x; j < npair;
+         j += gridDim.x * blockDim.x) {
+        const int s = hp[j];
+        delta[j] = cnew[newidx[j]] + shift[scol[s] / W] - s;
+    }
+}
+
 
 __device__ __forceinline__ bool pb_run(const int* srow, const unsigned short* ent, int s) {
     return srow[s] >= 0 && ((ent[s] & PB_HEAD) != 0 || (threadIdx.x == 0));
