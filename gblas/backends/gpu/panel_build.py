@@ -113,8 +113,9 @@ def _sort_pass(ids: Any, payload: Any, values: Any, rank: Any, W: int, shift: in
     hist = cp.empty(nb * ntiles, dtype=np.int32)
     count = _fn("pb_count")
     allow_dynamic_smem(count, nb * 4)
+    bits = _i32(max(1, (nb - 1).bit_length()))
     fixed = (rk, _i32(has_rank), _i32(W), _i32(shift), np.uint32(mask), _i32(nnz), _i32(T),
-             _i32(nb), _i32(ntiles))
+             _i32(nb), _i32(ntiles), bits)
     counter = plain if plain is not None else cp.zeros(1, dtype=np.uint64)
     count((ntiles,), (THREADS,), (ids,) + fixed + (key, hist, payload,
                                                    _i32(W if plain is not None else 0), counter),
@@ -142,7 +143,8 @@ def _sort_pass(ids: Any, payload: Any, values: Any, rank: Any, W: int, shift: in
     smem = WARPS * nb * 4
     allow_dynamic_smem(fn, smem)
     fn((ntiles,), (THREADS,), (key, ids, rk, _i32(has_rank), payload, vin, _i32(vw), _i32(nnz),
-                               _i32(T), _i32(nb), _i32(ntiles), base.ravel(), out, oid, oval),
+                               _i32(T), _i32(nb), _i32(ntiles), bits, base.ravel(), out, oid,
+                               oval),
        shared_mem=smem)
     return out, oid, oval if vw else None, vw, pc, p0, tot
 

@@ -12,6 +12,19 @@ __device__ __forceinline__ unsigned pb_lanes_below(int lane) {
     return (1u << lane) - 1u;
 }
 
+// The lanes of the warp whose bucket equals this lane's (among those with ok), from one
+// ballot per bit of the bucket, in place of __match_any_sync, whose cost grows with the
+// distinct values among the lanes.  Every lane of the warp calls it.
+__device__ __forceinline__ unsigned pb_peers(int p, bool ok, int bits) {
+    unsigned same = __ballot_sync(0xffffffffu, ok);
+    for (int i = 0; i < bits; ++i) {
+        const bool set = (p >> i) & 1;
+        const unsigned b = __ballot_sync(0xffffffffu, set);
+        same &= set ? b : ~b;
+    }
+    return same;
+}
+
 // The bucket of an entry of id v (its column, or rank[column]): its panel, ``v / W``, or
 // a digit of a radix sort's key, ``(v >> shift) & mask`` (W 1).
 __device__ __forceinline__ int pb_bucket(unsigned v, int W, int shift, unsigned mask) {
@@ -27,7 +40,7 @@ __device__ __forceinline__ int pb_bucket(unsigned v, int W, int shift, unsigned 
 extern "C" __global__ void pb_count(const int* __restrict__ indices,
                                     const int* __restrict__ rank, int has_rank, int W,
                                     int shift, unsigned mask,
-                                    int nnz, int T, int npn, int ntiles,
+                                    int nnz, int T, int npn, int ntiles, int bits,
                                     unsigned short* __restrict__ key,
                                     int* __restrict__ hist,
                                     const int* __restrict__ rows, int plainW,
@@ -74,7 +87,7 @@ extern "C" __global__ void pb_count(const int* __restrict__ indices,
             const bool ok = k < hi;
             const int p = ok ? pb_bucket((unsigned)v[u], W, shift, mask) : -1;
             if (ok) key[k] = (unsigned short)p;
-            const unsigned same = __match_any_sync(0xffffffffu, p);
+            const unsigned same = pb_peers(p, ok, bits);
             if (ok && __ffs(same) - 1 == lane) atomicAdd(&cnt[p], __popc(same));
         }
     }
@@ -92,7 +105,7 @@ extern "C" __global__ void pb_scatter(const unsigned short* __restrict__ key,
                                       const int* __restrict__ rank, int has_rank,
                                       const int* __restrict__ rows,
                                       const V_t* __restrict__ vals, int VW,
-                                      int nnz, int T, int npn, int ntiles,
+                                      int nnz, int T, int npn, int ntiles, int bits,
                                       const int* __restrict__ base,
                                       int* __restrict__ srow, int* __restrict__ scol,
                                       V_t* __restrict__ sval) {
@@ -115,7 +128,7 @@ extern "C" __global__ void pb_scatter(const unsigned short* __restrict__ key,
         }
 #pragma unroll
         for (int u = 0; u < PB_AHEAD; ++u) {
-            const unsigned same = __match_any_sync(0xffffffffu, p[u]);
+            const unsigned same = pb_peers(p[u], p[u] >= 0, bits);
             if (p[u] >= 0 && __ffs(same) - 1 == lane) mine[p[u]] += __popc(same);
             __syncwarp();
         }
@@ -149,7 +162,7 @@ extern "C" __global__ void pb_scatter(const unsigned short* __restrict__ key,
         for (int u = 0; u < PB_AHEAD; ++u) {
             const int k = b + 32 * u + lane;
             const bool ok = p[u] >= 0;
-            const unsigned same = __match_any_sync(0xffffffffu, p[u]);
+            const unsigned same = pb_peers(p[u], ok, bits);
             const int d = ok ? mine[p[u]] + __popc(same & pb_lanes_below(lane)) : 0;
             __syncwarp();
             if (ok && __ffs(same) - 1 == lane) mine[p[u]] += __popc(same);
@@ -225,8 +238,8 @@ extern "C" __global__ void pb_bank_order(const int* __restrict__ seg, int nseg,
     __syncwarp();
     for (int b = lo; b < hi; b += 32) {
         const int j = b + lane;
-        const int k = j < hi ? (int)bank[j] : 32 + lane;
-        const unsigned same = __match_any_sync(0xffffffffu, k);
+        const int k = j < hi ? (int)bank[j] : 0;
+        const unsigned same = pb_peers(k, j < hi, 5);
         if (j < hi && __ffs(same) - 1 == lane) fin[w][k] += __popc(same);
         __syncwarp();
     }
@@ -234,8 +247,8 @@ extern "C" __global__ void pb_bank_order(const int* __restrict__ seg, int nseg,
     __syncwarp();
     for (int b = lo; b < hi; b += 32) {
         const int j = b + lane;
-        const int k = j < hi ? (int)bank[j] : 32 + lane;
-        const unsigned same = __match_any_sync(0xffffffffu, k);
+        const int k = j < hi ? (int)bank[j] : 0;
+        const unsigned same = pb_peers(k, j < hi, 5);
         int idx = 0;
         if (j < hi) {
             const int t = cur[w][k] + __popc(same & pb_lanes_below(lane));
