@@ -70,6 +70,7 @@ def _timeline(call, sync) -> dict | None:
             "after_last_us": round(t1 - end, 1), "kernels": len(kern),
             "kernel_busy_us": round(busy, 1), "idle_us": round(t1 - t0 - busy, 1),
             "gaps": gaps,
+            "sequence": [[e["name"][:60], round(float(e["dur"]), 1)] for e in kern[:2000]],
             "per_kernel": {k: [v[0], round(v[1], 1)] for k, v in
                            sorted(per.items(), key=lambda kv: -kv[1][1])}}
 

@@ -134,8 +134,6 @@ GATHER_BYTES = 24
 #: The build keeps rows, columns, panels and slots of the entries in 32 bits below this
 #: (on an H200 at Kronecker 22, 65M entries, the default build took 36 ms in 64 bits).
 INT32_LIMIT = int(np.iinfo(np.int32).max)
-#: Keys from which a GPU stable argsort takes the counting sort's passes.
-RADIX_MIN = 1 << 16
 #: Most partials of a chunk (one warp of phase 2 folds a chunk): relabelled columns make
 #: some (column panel, row panel) pairs large, and a block waits for its slowest warp (at
 #: Kronecker scale 22 on an H100, phase 2 took 0.066 ms with chunks cut at 512 partials,
@@ -495,16 +493,9 @@ def _pair_starts(xp: Any, ps: Any, rs: Any) -> Any:
 
 def stable_argsort(xp: Any, key: Any, top: int | None = None) -> Any:
     """A stable argsort of ``key`` (>= 0, at most ``top``: its maximum when not given) on
-    the narrowest unsigned type that holds it (a radix sort takes a pass per byte).  On
-    the GPU, from :data:`RADIX_MIN` keys below 2**32, by the light panels' counting sort
-    (:func:`gblas.backends.gpu.panel_build.radix_argsort`; CuPy's argsort of 16M
-    32-bit keys took 14.6 ms on an H200)."""
+    the narrowest unsigned type that holds it (a radix sort takes a pass per byte)."""
     if top is None:
         top = int(extreme(key, "max")) if key.size else 0
-    if xp is not np and RADIX_MIN <= key.size < INT32_LIMIT and top <= np.iinfo(np.uint32).max:
-        from ..backends.gpu.panel_build import radix_argsort
-
-        return radix_argsort(key, top)
     kt = next((t for t in (np.uint8, np.uint16, np.uint32) if top <= np.iinfo(t).max),
               np.int64)
     key = key.astype(kt)

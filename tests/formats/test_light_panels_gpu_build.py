@@ -106,20 +106,6 @@ def test_too_many_panels_take_the_array_build():
     assert_same(fast, ref)
 
 
-@settings(max_examples=25, deadline=None)
-@given(st.integers(0, 300_000), st.sampled_from([0, 1, 5, 255, 2047, 2048, 70_000, 2 ** 32 - 1]),
-       st.integers(0, 2 ** 32 - 1))
-def test_radix_argsort_is_a_stable_argsort(n, top, seed):
-    import cupy as cp
-
-    from gblas.backends.gpu.panel_build import radix_argsort
-
-    key = np.random.default_rng(seed).integers(0, top + 1, size=n, dtype=np.uint64)
-    got = radix_argsort(cp.asarray(key), top)
-    assert got.dtype == np.int64
-    np.testing.assert_array_equal(cp.asnumpy(got), np.argsort(key, kind="stable"))
-
-
 @settings(max_examples=15, deadline=None)
 @given(matrices(big=True), st.sampled_from([1, 64, 1000]))
 def test_the_relabelled_scatter_counts_the_plain_pairs(case, W):

@@ -25,12 +25,6 @@ __device__ __forceinline__ unsigned pb_peers(int p, bool ok, int bits) {
     return same;
 }
 
-// The bucket of an entry of id v (its column, or rank[column]): its panel, ``v / W``, or
-// a digit of a radix sort's key, ``(v >> shift) & mask`` (W 1).
-__device__ __forceinline__ int pb_bucket(unsigned v, int W, int shift, unsigned mask) {
-    return (int)(((v / (unsigned)W) >> shift) & mask);
-}
-
 // Steps a thread (or a warp) loads ahead: the passes are bound by memory latency, and
 // one 2- or 4-byte load in flight per thread leaves most of the bandwidth unused.
 #define PB_AHEAD 4
@@ -39,7 +33,6 @@ __device__ __forceinline__ int pb_bucket(unsigned v, int W, int shift, unsigned 
 // one block per tile of T consecutive entries.
 extern "C" __global__ void pb_count(const int* __restrict__ indices,
                                     const int* __restrict__ rank, int has_rank, int W,
-                                    int shift, unsigned mask,
                                     int nnz, int T, int npn, int ntiles, int bits,
                                     unsigned short* __restrict__ key,
                                     int* __restrict__ hist,
@@ -85,7 +78,7 @@ extern "C" __global__ void pb_count(const int* __restrict__ indices,
         for (int u = 0; u < PB_AHEAD; ++u) {
             const int k = b + u * step + threadIdx.x;
             const bool ok = k < hi;
-            const int p = ok ? pb_bucket((unsigned)v[u], W, shift, mask) : -1;
+            const int p = ok ? v[u] / W : -1;
             if (ok) key[k] = (unsigned short)p;
             const unsigned same = pb_peers(p, ok, bits);
             if (ok && __ffs(same) - 1 == lane) atomicAdd(&cnt[p], __popc(same));
