@@ -91,16 +91,16 @@ def main(argv=None) -> int:
     from gblas.formats import light_panels_gpu as lpg
 
     for how, use, module, names in (
-            ("array", array_at_a_time, lp, ["_span_degree_order", "_panel_order",
+            ("array", array_at_a_time, lp, ["span_degree_order", "_panel_order",
                                             "_bank_interleave", "panel_pairs", "_pair_starts",
-                                            "exclusive_cumsum", "_chunks", "_units"]),
+                                            "exclusive_cumsum", "chunk_table", "unit_table"]),
             ("kernels", kernels, pb, ["scatter", "interleave_banks", "partials"])):
         use()
         GPUHeavyLight.from_csr(csr)   # the kernels compiled before the traced build
         rec: dict = {}
         restore = timed_steps(module, names, rec)
         if how == "kernels":
-            restore2 = timed_steps(lpg, ["_span_degree_order", "_chunks", "_units"], rec)
+            restore2 = timed_steps(lpg, ["span_degree_order", "chunk_table", "unit_table"], rec)
         _sync()
         t0 = time.perf_counter()
         H = GPUHeavyLight.from_csr(csr)

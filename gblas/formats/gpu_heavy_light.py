@@ -145,16 +145,16 @@ class GPUHeavyLight(FormatBase):
     devices: ClassVar[tuple[str, ...]] = ("gpu",)
     pull_rank: ClassVar[int | None] = 5
     #: light panels: bandwidth of their traffic (GB/s), a fixed time per call (two kernels),
-    #: seconds per run by how phase 2 folds the monoid, and the build's ns per entry and
-    #: fixed time (on the GPU: between
-    #: an H200's and an H100's, ``benchmarks/results/gpu_estimates.md``; the build in
-    #: 32-bit indices took 61-63 ms for 128M entries on an H100, 31.5 / 131 ms for 65M /
-    #: 263M on an H200, ``light_panel_build_gpu.md``)
+    #: seconds per run by how phase 2 folds the monoid (between an H200's and an H100's,
+    #: ``benchmarks/results/gpu_estimates.md``), and the build's ns per entry and fixed
+    #: time: the build by the dedicated kernels took 12.3 / 54.4 ms for 65M / 263M
+    #: entries on an H200 (``light_panel_build_gpu.md``; the array-at-a-time build 27.9 /
+    #: 120.8 ms in the same run)
     gpu_gbs: ClassVar[float] = 2640.0
     gpu_fixed_s: ClassVar[float] = 1.15e-4
     fold_s: ClassVar[dict] = {"native": 0.0, "float_add": 0.8e-12, "exchange": 5.8e-12}
-    build_ns_entry: ClassVar[float] = 0.45
-    build_overhead_s: ClassVar[float] = 0.005
+    build_ns_entry: ClassVar[float] = 0.22
+    build_overhead_s: ClassVar[float] = 0.002
 
     @classmethod
     def gpu_pull_estimate(cls, ctx):

@@ -77,9 +77,10 @@ import numpy as np
 from .._device import array_sum, bincount, count_nonzero, extreme, to_device, unique, xp_for
 from .csr import CSR, known_column_counts
 
-__all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "default_panel_cols", "exclusive_cumsum",
-           "panel_pairs", "panel_params", "relabel_pays", "relabelled_pairs_estimate",
-           "stable_argsort", "x_itemsize"]
+__all__ = ["GROUP", "GROUP_WIDE", "HEAD", "LightPanels", "chunk_table", "default_panel_cols",
+           "exclusive_cumsum", "panel_pairs", "panel_params", "relabel_pays",
+           "relabelled_pairs_estimate", "span_degree_order", "stable_argsort", "unit_table",
+           "x_itemsize"]
 
 #: Entries of one warp step (32 lanes x 4 consecutive entries), on request.
 GROUP = 128
@@ -117,7 +118,7 @@ DEFAULT_UNIT_ENTRIES = 1 << 18
 #: :func:`_bank_interleave`).
 DEFAULT_BANK_ORDER = True
 #: Columns of a relabelling span: columns are renumbered by decreasing in-degree within
-#: each span of this many (see :func:`_span_degree_order`).  On an H100 (Kronecker scale
+#: each span of this many (see :func:`span_degree_order`).  On an H100 (Kronecker scale
 #: 25, float32 plus_times) spans of 2^16 / 2^18 / 2^20 columns left 0.56 / 0.42 / 0.36
 #: partials per entry (0.73 without) and the call took 2.91 / 2.65 / 2.61 ms (3.17).  With
 #: the columns without entries left out of the gather, spans of 2^18 / 2^19 / 2^20 took
@@ -545,7 +546,7 @@ def _bank_interleave(xp: Any, ps: Any, rs: Any, nq: int, RR: int, head: Any = No
     return perm
 
 
-def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int,
+def span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int,
                        deg: Any = None) -> tuple[Any, Any]:
     """New column id -> original column id, and its inverse (the new id of every column;
     ``-1`` for those without entries).  ``deg``: the in-degrees when known (else counted).
@@ -557,7 +558,7 @@ def _span_degree_order(xp: Any, indices: Any, n: int, S: int, W: int,
 
     Examples
     --------
-    >>> order, rank = _span_degree_order(np, np.array([1, 1, 3, 2, 3, 3]), 5, 2, 2)
+    >>> order, rank = span_degree_order(np, np.array([1, 1, 3, 2, 3, 3]), 5, 2, 2)
     >>> order.tolist(), rank.tolist()    # column 0 (span 0) and 4 (span 2) have none
     ([1, -1, 3, 2], [-1, 0, 3, 2, -1])
     """
@@ -630,7 +631,7 @@ def relabelled_pairs_estimate(csr: CSR, W: int, span: int = DEFAULT_RELABEL_SPAN
     nnz = csr.nnz
     if nnz == 0:
         return 0.0, 0
-    col_order, rank = _span_degree_order(xp, csr.indices, n, span, W,
+    col_order, rank = span_degree_order(xp, csr.indices, n, span, W,
                                              known_column_counts(csr))
     gathered = int(col_order.size)
     rows = xp.arange(0, m, max(1, -(-nnz // sample)), dtype=np.int64)
@@ -678,7 +679,7 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     if relabel is not False and npn > 1 and nnz:
         # columns by decreasing in-degree within spans, those without entries left out;
         # the layout then holds the new ids
-        col_order, rank = _span_degree_order(xp, csr.indices, n, span, W,
+        col_order, rank = span_degree_order(xp, csr.indices, n, span, W,
                                              known_column_counts(csr))
         ncols = rank.astype(it)[cols]
         del rank
@@ -731,8 +732,8 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
     prow_g = rs[hidx]
     prow = (prow_g % RR).astype(np.uint16)
     pkey = ps[hidx] * max(nq, 1) + prow_g // RR
-    chunks, cptr = _chunks(xp, pkey, npart, nq, npn, chunk_partials)
-    units = _units(pc, p0, npn, U, csr.device)
+    chunks, cptr = chunk_table(xp, pkey, npart, nq, npn, chunk_partials)
+    units = unit_table(pc, p0, npn, U, csr.device)
     row_hit = xp.diff(csr.indptr) > 0
     if col_order is not None:
         col_order = col_order.astype(np.int32 if n <= np.iinfo(np.int32).max else np.int64)
@@ -741,9 +742,17 @@ def _build(csr: CSR, W: int, RR: int, U: int, G: int = GROUP, *, bank_order: boo
                        col_order, span if col_order is not None else 0, chunk_partials, G)
 
 
-def _chunks(xp: Any, pkey: Any, npart: int, nq: int, npn: int, C: int) -> tuple[Any, Any]:
-    """``(chunks, cptr)``: the runs of equal (panel, row panel) key among the partials,
-    cut into pieces of at most ``C`` (one warp each) and grouped by row panel."""
+def chunk_table(xp: Any, pkey: Any, npart: int, nq: int, npn: int, C: int) -> tuple[Any, Any]:
+    """``(chunks, cptr)``: the runs of equal (panel, row panel) key (``pkey``: panel
+    times ``nq`` plus row panel, nondecreasing) among the ``npart`` partials, cut into
+    pieces of at most ``C`` (one warp each) and grouped by row panel.
+
+    Examples
+    --------
+    >>> ch, cptr = chunk_table(np, np.array([0, 0, 0, 1, 2]), 5, 2, 2, 2)  # 2 row panels
+    >>> ch.tolist(), cptr.tolist()      # row panel 0: partials 0-2 (cut), then 4; 1: 3
+    ([[0, 2], [2, 3], [4, 5], [3, 4]], [0, 3, 4])
+    """
     if not npart:
         return xp.zeros((0, 2), dtype=np.int64), xp.zeros(nq + 1, dtype=np.int64)
     brk = xp.flatnonzero(pkey[1:] != pkey[:-1]) + 1
@@ -762,9 +771,16 @@ def _chunks(xp: Any, pkey: Any, npart: int, nq: int, npn: int, C: int) -> tuple[
     return chunks, cptr
 
 
-def _units(pc: Any, p0: Any, npn: int, U: int, device: str) -> Any:
+def unit_table(pc: Any, p0: Any, npn: int, U: int, device: str) -> Any:
     """Pieces of at most ``U`` entries of every panel (``pc`` entries from slot ``p0``),
-    the largest first: one thread block each (built on the host)."""
+    the largest first: one thread block each (built on the host), rows of ``(panel,
+    first slot, end)``.
+
+    Examples
+    --------
+    >>> unit_table(np.array([5, 2]), np.array([0, 8]), 2, 4, "cpu").tolist()
+    [[0, 0, 4], [1, 8, 10], [0, 4, 5]]
+    """
     pc_h = np.asarray(to_device(pc, "cpu"), dtype=np.int64)
     p0_h = np.asarray(to_device(p0, "cpu"), dtype=np.int64)
     nu = -(-pc_h // U)

@@ -16,10 +16,10 @@ import numpy as np
 
 from .csr import CSR, known_column_counts
 from .light_panels import (
-    _chunks,
-    _span_degree_order,
-    _units,
+    chunk_table,
     relabel_pays,
+    span_degree_order,
+    unit_table,
 )
 
 __all__ = ["build_on_gpu"]
@@ -45,7 +45,7 @@ def build_on_gpu(csr: CSR, W: int, RR: int, U: int, G: int, *, bank_order: bool,
     ind = cp.ascontiguousarray(csr.indices, dtype=np.int32)
     sl = col_order = None
     if relabel is not False and npn > 1:
-        col_order, rank = _span_degree_order(cp, csr.indices, n, span, W,
+        col_order, rank = span_degree_order(cp, csr.indices, n, span, W,
                                              known_column_counts(csr))
         npr = -(-int(col_order.size) // W)
         if not pb.supported(nnz, npr, G, itemsize):
@@ -63,13 +63,13 @@ def build_on_gpu(csr: CSR, W: int, RR: int, U: int, G: int, *, bank_order: bool,
     if bank_order:
         sl = pb.interleave_banks(sl, nnz, W, RR, nq)
     gbase, prow, pkey, npart = pb.partials(sl, W, RR, nq, G)
-    chunks, cptr = _chunks(cp, pkey, npart, nq, npn, chunk_partials)
+    chunks, cptr = chunk_table(cp, pkey, npart, nq, npn, chunk_partials)
     del pkey
     if col_order is not None:
         col_order = col_order.astype(np.int32)
     val = None if sl.sval is None else sl.sval.view(csr.values.dtype)
     return {"shape": (m, n), "dtype": np.dtype(csr.dtype), "iso_value": csr.iso_value,
-            "ent": sl.ent, "val": val, "units": _units(sl.pc, sl.p0, npn, U, csr.device),
+            "ent": sl.ent, "val": val, "units": unit_table(sl.pc, sl.p0, npn, U, csr.device),
             "gbase": gbase, "prow": prow, "cptr": cptr, "chunks": chunks,
             "row_hit": cp.diff(csr.indptr) > 0, "nnz": nnz, "npart": npart,
             "panel_cols": W, "panel_rows": RR, "unit_entries": U, "device": csr.device,

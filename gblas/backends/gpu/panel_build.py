@@ -73,12 +73,13 @@ def _i32(v: int) -> np.int32:
 
 
 def _tile(nnz: int, npn: int) -> int:
-    """Entries of a tile: :data:`TILE`, more where the (panel, tile) table would pass a
-    sixteenth of the entries.  A warp walks its share of a tile in order, so longer tiles
-    run longer chains: at Kronecker 24 on an H200 (1,024 panels) the scatter took 13.0 ms
-    in tiles of 8,192 entries, 17.5 in tiles of 32,768 and 18.2 in tiles of 262,144."""
+    """Entries of a tile: :data:`TILE`, more where the (panel, tile) table would pass an
+    eighth of the entries (half a byte per entry).  A warp walks its share of a tile in
+    order, so longer tiles run longer chains: at Kronecker 24 on an H200 (1,024 panels)
+    the scatter took 13.0 ms in tiles of 8,192 entries, 17.5 in tiles of 32,768 and 18.2
+    in tiles of 262,144."""
     T = TILE
-    while -(-nnz // T) * npn > max(nnz // 16, 1 << 16) and T < (1 << 22):
+    while -(-nnz // T) * npn > max(nnz // 8, 1 << 16) and T < (1 << 22):
         T *= 2
     return T
 
