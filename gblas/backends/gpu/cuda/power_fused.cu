@@ -94,16 +94,33 @@ __device__ __forceinline__ void gb_result(int it, double err, bool slow, double*
     }
 }
 
-extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
-        GB_CSR_ARGS(), long long n, double limit, int k0, int k1, int check_after,
-        double predicted, double* x, double* z, double* part,
-        double* partials, unsigned int* barrier, double* errs, double* result) {
+/* Iterations k0 + 1 .. k1 of a power method: each runs step(half), which returns the
+   iteration's change, until the change is below limit or the convergence is slow (the
+   Lanczos switch); the iteration count, the last change and the switch in result. */
+template <class Step>
+__device__ __forceinline__ void gb_power_loop(int k0, int k1, double limit, int check_after,
+                                              double predicted, double* partials,
+                                              unsigned int* barrier, double* errs,
+                                              double* result, Step step) {
     double err = GB_INF;
     int it = k0;
     unsigned int half = 0;
     bool slow = false;
     while (it < k1) {
         ++it;
+        const double e = step(half);
+        if (gb_converged(e, it, limit, partials, half, barrier, errs, err)) break;
+        if ((slow = gb_slow(it, err, limit, check_after, predicted, errs))) break;
+    }
+    gb_result(it, err, slow, result);
+}
+
+extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
+        GB_CSR_ARGS(), long long n, double limit, int k0, int k1, int check_after,
+        double predicted, double* x, double* z, double* part,
+        double* partials, unsigned int* barrier, double* errs, double* result) {
+    gb_power_loop(k0, k1, limit, check_after, predicted, partials, barrier, errs, result,
+                  [&](unsigned int& half) {
         double ss = 0.0;
         /* z = x + A' x (every vertex sums its in-neighbours' scores) */
         gb_pull_rows(GB_PULL_OVER(), [&](long long j) { return __ldcg(x + j); },
@@ -113,24 +130,16 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
                          ss += v * v;
                      });
         /* x' = z / |z|_2; the change */
-        const double e = gb_divide_in_place(z, x, gb_grid_norm(ss, partials, half, barrier),
-                                            n);
-        if (gb_converged(e, it, limit, partials, half, barrier, errs, err)) break;
-        if ((slow = gb_slow(it, err, limit, check_after, predicted, errs))) break;
-    }
-    gb_result(it, err, slow, result);
+        return gb_divide_in_place(z, x, gb_grid_norm(ss, partials, half, barrier), n);
+    });
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
         GB_CSR_ARGS(t_), GB_CSR_ARGS(), long long n, double limit, int k0, int k1,
         int check_after, double predicted, double* h, double* a, double* z, double* part,
         double* partials, unsigned int* barrier, double* errs, double* result) {
-    double err = GB_INF;
-    int it = k0;
-    unsigned int half = 0;
-    bool slow = false;
-    while (it < k1) {
-        ++it;
+    gb_power_loop(k0, k1, limit, check_after, predicted, partials, barrier, errs, result,
+                  [&](unsigned int& half) {
         double ss = 0.0;
         /* z = A' h: authorities gather the hub scores of their in-neighbours */
         gb_pull_rows(GB_PULL_OVER(t_), [&](long long j) { return __ldcg(h + j); },
@@ -145,11 +154,8 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
         gb_pull_rows(GB_PULL_OVER(), [&](long long j) { return __ldcg(z + j) / norm; },
                      [&](long long i, double y) { h[i] = 1.0 * y; });
         /* a' and its change */
-        const double e = gb_divide_in_place(z, a, norm, n);
-        if (gb_converged(e, it, limit, partials, half, barrier, errs, err)) break;
-        if ((slow = gb_slow(it, err, limit, check_after, predicted, errs))) break;
-    }
-    gb_result(it, err, slow, result);
+        return gb_divide_in_place(z, a, norm, n);
+    });
 }
 
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_gram_fused(
