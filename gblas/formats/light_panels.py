@@ -5,7 +5,10 @@ together: one thread block holds the panel's slice of ``x`` in shared memory, st
 panel's entries and writes their products to a stream buffer; a second phase reduces the
 stream buffer per **row panel** in shared memory.  This module holds that layout for the
 light entries of :class:`~gblas.formats.gpu_heavy_light.GPUHeavyLight` (any CSR, in fact);
-the kernels are in :mod:`gblas.backends.gpu.light_panels`.
+the kernels are in :mod:`gblas.backends.gpu.light_panels`.  On the GPU the layout is
+built by the dedicated kernels of :mod:`gblas.formats.light_panels_gpu` (a counting sort
+into the padded slots; the same arrays as this module's array-at-a-time build, which
+stays the definition and the fallback).
 
 Layout (entries grouped by column panel, then by row panel; column panels over the
 column ids, so that staging a panel's ``x`` is one contiguous copy):
