@@ -17,6 +17,9 @@ from .matrix import Matrix
 from .operations import mxv
 from .vector import Vector
 
+#: Most products :func:`prepare` runs per orientation.
+PREPARE_PRODUCTS = 3
+
 
 def prepare(self, products: int = 100, *, semiring="plus_times",
             directions: tuple[str, ...] = ("A", "A.T")) -> list:
@@ -26,8 +29,10 @@ def prepare(self, products: int = 100, *, semiring="plus_times",
     faster layout, or stay on CSR when one run cannot pay it back.  ``prepare`` runs one
     product ``A @ ones`` (and ``A.T @ ones``: PageRank's and BFS's orientation) under
     ``gb.config(expected_uses=products)``, so the planner weighs each build against that
-    many calls, builds what pays, and keeps it in this Matrix's cache.  Save the result
-    with :func:`gblas.io.save` to pay it once for good.
+    many calls, builds what pays, and keeps it in this Matrix's cache (where a first
+    product only measures what the planner weighs, a second one builds: at most
+    :data:`PREPARE_PRODUCTS` per orientation).  Save the result with
+    :func:`gblas.io.save` to pay it once for good.
 
     Parameters
     ----------
@@ -65,8 +70,15 @@ def prepare(self, products: int = 100, *, semiring="plus_times",
         for d in directions:
             M = self if d == "A" else self.T
             ones = Vector.full(M.shape[1], 1, dtype=self.dtype, device=self.device)
-            mxv(M, ones, semiring)
-            plans.append(explain(mxv, M, ones, semiring))
+            # a first product may only measure what the planner weighs (the light
+            # panels' runs) and plan the build for the next one: run it until the plan
+            # builds nothing more (a few products at most)
+            for _ in range(PREPARE_PRODUCTS):
+                mxv(M, ones, semiring)
+                plan = explain(mxv, M, ones, semiring)
+                if not any(c.startswith("build ") for c in plan.conversions):
+                    break
+            plans.append(plan)
     if "A.T" in directions:
         self.csr(transposed=True)  # push over A, pull over A': both orientations
     return plans

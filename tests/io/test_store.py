@@ -112,3 +112,36 @@ def test_prepare_builds_ahead():
         A.prepare(0)
     with pytest.raises(InvalidValue, match="directions"):
         A.prepare(5, directions=("B",))
+
+
+@pytest.mark.parametrize("pending, products", [(0, 1), (1, 2), (5, 3)])
+def test_prepare_runs_the_product_again_while_a_build_is_planned(monkeypatch, pending,
+                                                                 products):
+    """A first product may only measure what the planner weighs (the GPU light panels'
+    runs) and plan the build for the next call: prepare runs it again until the plan
+    builds nothing, at most PREPARE_PRODUCTS times per orientation."""
+    import dataclasses
+
+    from gblas.core import methods
+
+    A = _matrix()
+    calls = {"mxv": 0, "explain": 0}
+    real_mxv, real_explain = methods.mxv, methods.explain
+
+    def mxv(*args, **kwargs):
+        calls["mxv"] += 1
+        return real_mxv(*args, **kwargs)
+
+    def explain(func, *args, **kwargs):
+        calls["explain"] += 1
+        plan = real_explain(real_mxv, *args, **kwargs)
+        if calls["explain"] <= pending:
+            plan = dataclasses.replace(plan, conversions=("build gpu_heavy_light of A^T "
+                                                          "(cached)",))
+        return plan
+
+    monkeypatch.setattr(methods, "mxv", mxv)
+    monkeypatch.setattr(methods, "explain", explain)
+    assert methods.PREPARE_PRODUCTS == 3
+    A.prepare(100, directions=("A.T",))
+    assert calls["mxv"] == products
