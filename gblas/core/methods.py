@@ -26,12 +26,13 @@ def prepare(self, products: int = 100, *, semiring="plus_times",
     """Build ahead the formats the planner picks for ``products`` repeated products.
 
     An iterative algorithm's first products otherwise pay for the preprocessing of a
-    faster layout, or stay on CSR when one run cannot pay it back.  ``prepare`` runs one
+    faster layout, or stay on CSR when one run cannot pay it back.  ``prepare`` runs the
     product ``A @ ones`` (and ``A.T @ ones``: PageRank's and BFS's orientation) under
     ``gb.config(expected_uses=products)``, so the planner weighs each build against that
-    many calls, builds what pays, and keeps it in this Matrix's cache (where a first
-    product only measures what the planner weighs, a second one builds: at most
-    :data:`PREPARE_PRODUCTS` per orientation).  Save the result with
+    many calls, builds what pays, and keeps it in this Matrix's cache.  A first product
+    may only measure what the planner weighs and leave the build to the next call, so
+    the product runs again while its plan names a build (at most
+    :data:`PREPARE_PRODUCTS` times per orientation).  Save the result with
     :func:`gblas.io.save` to pay it once for good.
 
     Parameters

@@ -2,12 +2,11 @@
 the array-at-a-time build, array for array, in a few passes of dedicated kernels
 (:mod:`gblas.backends.gpu.panel_build`) instead of sorts.
 
-The array-at-a-time build sorted the entries by panel, then gathered their rows, columns
-and values into that order and found the pairs, the bank interleave (two sorts of the
-pairs) and the partials in some thirty passes of library calls (21-32 ms at Kronecker
-scale 22 on an H200, ``benchmarks/results/light_panel_build_gpu.md``).  Here a counting
-sort writes every entry into its slot once; the rest reads and writes the slots a few
-times more.
+The array-at-a-time build sorts the entries by panel, then gathers their rows, columns
+and values into that order and finds the pairs, the bank interleave (two sorts of the
+pairs) and the partials in some thirty passes of library calls.  Here a counting sort
+writes every entry into its slot once; the rest reads and writes the slots a few times
+more (figures: ``benchmarks/results/light_panel_build_gpu.md``).
 """
 
 from __future__ import annotations

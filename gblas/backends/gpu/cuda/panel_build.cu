@@ -351,7 +351,6 @@ extern "C" __global__ void pb_pair_delta(const int* __restrict__ hp,
     }
 }
 
-
 __device__ __forceinline__ bool pb_run(const int* srow, const unsigned short* ent, int s) {
     return srow[s] >= 0 && ((ent[s] & PB_HEAD) != 0 || (threadIdx.x == 0));
 }

@@ -107,6 +107,7 @@ extern "C" __global__ void gb_red_bincount(const T* __restrict__ x, long long n,
         const long long v = (long long)x[i];
         const long long at = (v >= 0 && v < len) ? v : len;
         const unsigned same = __match_any_sync(__activemask(), at);
-        if ((int)(threadIdx.x & 31) == __ffs(same) - 1) atomicAdd(out + at, (unsigned long long)__popc(same));
+        if ((int)(threadIdx.x & 31) == __ffs(same) - 1)
+            atomicAdd(out + at, (unsigned long long)__popc(same));
     }
 }
