@@ -183,6 +183,16 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                ("gb_bfs_push", "gb_bfs_push_big", "gb_bfs_pull", "gb_bfs_mark",
                 "gb_bfs_parents", "gb_bfs_start", "gb_bfs_local", "gb_bfs_small"))
     yield "pagerank", vector_kernels.pagerank_source(), ("gb_pagerank_step",)
+    f8 = np.dtype(np.float64)
+    for name, iso in (("plus_second", True), ("plus_times", False)):
+        sr = _semiring(name)
+        yield (f"panels pagerank step {name}",
+               light_panels.panels_source(sr, tuple(np.dtype(t) for t in sr.types(f8, f8)),
+                                          av=f8, xv=f8, iso=iso, xpres=False, allow=False,
+                                          panel_cols=8192, panel_rows=16384, group=256,
+                                          prefetch=not iso, chunk_batch=2048,
+                                          chunk_at=131072, pagerank=True)[0],
+               ("gb_lp_stream", "gb_lp_reduce"))
     for ip in (np.int32, np.int64):
         yield (f"pagerank start {np.dtype(ip).name}",
                vector_kernels.pagerank_start_source(np.dtype(ip)), ("gb_pagerank_start",))

@@ -13,6 +13,8 @@ is one fused pass over the vectors (``("pagerank_step", "array", device)``, in
 ``backends/cpu/vector_kernels.py`` and ``backends/gpu/vector_kernels.py``) that also
 folds the L1 change and the dangling rank; on the GPU every vector stays on the device
 and the L1 change is the only value read back (one synchronization per iteration).
+Where the product's kernel can run that pass on its own result (the GPU light panels,
+whose layout ``s`` is then kept in), it does, and ``y`` is never stored.
 
 Stopping rule.  By default the iteration stops when ``|r' - r|_1 < tol`` (LAGraph's rule,
 no factor ``n``).  The map is a contraction of factor ``alpha`` in the L1 norm, so the
@@ -234,7 +236,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
     >>> gb.algorithms.pagerank(A, resume=saved[-1]).isequal(gb.algorithms.pagerank(A))
     True
     """
-    from ..backends.registry import VecData
+    from ..backends.registry import PageRankStep, VecData
     from ..config import config
     from ..core import Matrix, Vector, executor, mxv
     from ..core.operations import repeated_mxv
@@ -335,6 +337,12 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
             pos = laid[0].positions
             s[:] = xp.where(pos >= 0, laid[1][xp.maximum(pos, 0)], 0.0)
             laid[:] = [None, None]
+        if xl is not None and "pagerank_step" in getattr(run, "epilogues", ()):
+            # the product's kernel runs the step below on y itself (y never stored)
+            run(xl, then=PageRankStep(p, 1.0 / n, rbuf[(k - 1) % 2], w, alpha,
+                                      sbuf[(k - 1) % 2], rbuf[k % 2], laid[1], sbuf[k % 2],
+                                      layout.positions))
+            return read(sbuf[k % 2])
         y = run(xl)
         yv = y.values if y.values.dtype == f64 else y.values.astype(f64)
         if layout is not None and laid[0] is not layout:

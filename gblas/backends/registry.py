@@ -56,6 +56,25 @@ class VecData(NamedTuple):
         return self.indices is None
 
 
+class PageRankStep(NamedTuple):
+    """PageRank's vector step, for a product kernel to run on ``y = A' s`` in place of
+    writing ``y`` (the arguments of ``("pagerank_step", "array", device)``, ``y`` aside):
+    ``r_new = y + (alpha m + 1 - alpha) p``, ``s_new[s_pos[i]] = r_new[i] w[i]`` where
+    ``s_pos[i] >= 0``, and ``state_out = [|r_new - r|_1, sum(r_new where w == 0)]``, ``m``
+    read from ``state_in[1]`` on the device.  ``p`` None: every entry ``p_uniform``."""
+
+    p: Any
+    p_uniform: float
+    r: Any
+    w: Any
+    alpha: float
+    state_in: Any
+    r_new: Any
+    s_new: Any
+    state_out: Any
+    s_pos: Any
+
+
 class CSRData(NamedTuple):
     """A kernel's sparse-matrix result: CSR arrays, columns sorted within rows
     (:meth:`gblas.formats.csr.CSR.from_data` makes it a CSR)."""
@@ -101,14 +120,30 @@ _BACKEND_PACKAGES = {"cpu": "gblas.backends.cpu", "gpu": "gblas.backends.gpu"}
 _loaded: set[str] = set()
 
 
-def register(op: str, fmt: str, device: str, variant: str = ""):
-    """Decorator registering a kernel under ``(op, fmt, device, variant)``."""
+def register(op: str, fmt: str, device: str, variant: str = "", *,
+             epilogues: tuple[str, ...] = ()):
+    """Decorator registering a kernel under ``(op, fmt, device, variant)``; ``epilogues``
+    names the steps it can run on its result instead of returning it (``"pagerank_step"``:
+    its ``then=`` takes a :class:`PageRankStep`)."""
 
     def deco(f: Callable) -> Callable:
         _KERNELS[(op, fmt, device, variant)] = f
+        if epilogues:
+            f.epilogues = tuple(epilogues)
         return f
 
     return deco
+
+
+def epilogues(kernel: Callable) -> tuple[str, ...]:
+    """The steps ``kernel`` can run on its result (see :func:`register`).
+
+    Examples
+    --------
+    >>> epilogues(lambda: None)
+    ()
+    """
+    return getattr(kernel, "epilogues", ())
 
 
 def _load(device: str) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
+from ..backends.registry import epilogues
 from ..config import config
 from ..exceptions import DimensionMismatch, InvalidObject, bad_arg
 from ..formats import CSR
@@ -141,8 +142,11 @@ def repeated_mxv(A, x, semiring="plus_times"):
 
     ``product.planned()`` plans the next call and returns ``(layout, run)``: the
     :class:`~gblas.formats.base.OperandLayout` of the format that will run (None: ``x``
-    in column order only), and ``run(xl=None)``, which computes the product of ``x``, or
-    of ``xl`` (dense VecData in that layout) where given:
+    in column order only), and ``run(xl=None, then=None)``, which computes the product
+    of ``x``, or of ``xl`` (dense VecData in that layout) where given.  With ``xl``, a
+    step named in ``run.epilogues`` (``"pagerank_step"``) can be passed as ``then`` (a
+    :class:`~gblas.backends.registry.PageRankStep`): the kernel runs it on the product
+    and returns None.
 
     >>> layout, run = product.planned()
     >>> layout is None, run().values.tolist()
@@ -170,14 +174,17 @@ def repeated_mxv(A, x, semiring="plus_times"):
         fmt = base.cached_format(p.format, transposed=transposed)
         layout = None if fmt is None else getattr(fmt, "operand_layout", _no_layout)()
 
-        def run(xl=None):
+        def run(xl=None, then=None):
             if xl is None:
                 return _timed_pull(p, base, transposed, s.name, start,
                                    lambda: kernel(executor.operand(p, base), xd, None, s,
                                                   types))
+            extra = {} if then is None else {"then": then}
             return _timed_pull(p, base, transposed, s.name, start,
                                lambda: kernel(executor.operand(p, base), xl, None, s, types,
-                                              x_layout=True))
+                                              x_layout=True, **extra))
+
+        run.epilogues = () if layout is None else epilogues(kernel)
         return layout, run
 
     def product():

@@ -29,16 +29,19 @@ def _relabelled(G):
     return H
 
 
-def _spy(monkeypatch) -> list:
-    """The ``x_layout`` of every light-panels product."""
+def _spy(monkeypatch, fused: list | None = None) -> list:
+    """The ``x_layout`` of every light-panels product (and in ``fused`` whether it ran
+    PageRank's step)."""
     from gblas.backends.gpu import heavy_light
 
     seen = []
     real = heavy_light.light_panels_pull
 
-    def spy(*args, x_layout=False, **kw):
+    def spy(*args, x_layout=False, then=None, **kw):
         seen.append(x_layout)
-        return real(*args, x_layout=x_layout, **kw)
+        if fused is not None:
+            fused.append(then is not None)
+        return real(*args, x_layout=x_layout, then=then, **kw)
 
     monkeypatch.setattr(heavy_light, "light_panels_pull", spy)
     return seen
@@ -53,13 +56,16 @@ def test_products_read_s_in_the_layout(kind, personalized, monkeypatch):
         kw["personalization"] = np.random.default_rng(1).random(3000) + 0.1
     G = A.to("gpu")
     _relabelled(G)
-    seen = _spy(monkeypatch)
+    fused: list = []
+    seen = _spy(monkeypatch, fused)
     with gb.config(format="gpu_heavy_light"):
         got = gb.algorithms.pagerank(G, **kw).to("cpu").to_dense()
     # the first product reads s in column order, every later one in the layout (a
-    # weighted matrix's out-degrees are a product too, before them)
+    # weighted matrix's out-degrees are a product too, before them), and those run the
+    # vector step in their fold
     first = 1 if kind == "weights" else 0
     assert not any(seen[:first + 1]) and len(seen) > first + 3 and all(seen[first + 1:]), seen
+    assert fused == seen, fused
     np.testing.assert_allclose(got, gb.algorithms.pagerank(A, **kw).to_dense(),
                                rtol=1e-11, atol=1e-15)
 

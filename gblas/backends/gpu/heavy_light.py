@@ -38,7 +38,7 @@ from typing import Any
 import cupy as cp
 import numpy as np
 
-from ..registry import VecData, register
+from ..registry import PageRankStep, VecData, register
 from . import codegen
 from .launch import allow_dynamic_smem, bool_or_none, dense_x, max_block_smem, or_dummy
 from .light_panels import light_panels_pull
@@ -208,10 +208,11 @@ def merge_heavy(H: Any, part: Any, ppres: Any, y: Any, ypres: Any, allow: Any,
          np.int64(nhrp), np.int64(bpr), np.int64(H.shape[0]), y, ypres))
 
 
-@register("mxv", "gpu_heavy_light", "gpu", "pull")
+@register("mxv", "gpu_heavy_light", "gpu", "pull", epilogues=("pagerank_step",))
 def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                          stage_x: bool = True, light: str | None = None,
-                         x_layout: bool = False, **knobs: Any) -> VecData:
+                         x_layout: bool = False, then: PageRankStep | None = None,
+                         **knobs: Any) -> VecData | None:
     """Masked pull SpMV ``y[i] = add_k mul(A[i, k], x[k])`` over a :class:`GPUHeavyLight`.
 
     Parameters
@@ -237,23 +238,29 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
         ``x`` is dense in the format's :class:`~gblas.formats.base.OperandLayout`
         (its ``size`` values, zeros where no column goes): the light panels read it
         as it is, without their gather.
+    then : PageRankStep, optional
+        With ``x_layout`` only: PageRank's vector step, run by the light panels' fold
+        on ``y`` instead of returning it (:func:`.light_panels.light_panels_pull`).
     **knobs
         Passed to the light kernels: ``threads`` for the panels, the
         :func:`.mxv.pull_schedule` knobs for the CSR.
 
     Returns
     -------
-    VecData
-        Dense, dtype R, with ``present`` flags.
+    VecData or None
+        Dense, dtype R, with ``present`` flags; None with ``then``.
     """
     m, n = H.shape
+    if then is not None and not x_layout:
+        raise ValueError("mxv gpu_heavy_light: then= needs x_layout=True (the light panels "
+                         "alone)")
     if x_layout:
         lay = H.operand_layout()
         if lay is None or not x.is_dense or x.values.size != lay.size:
             raise ValueError("mxv gpu_heavy_light: x_layout needs a format with an operand "
                              "layout and x dense in it")
         return light_panels_pull(H.light_panels, x, bool_or_none(allow), semiring, types,
-                                 x_layout=True, **knobs)
+                                 x_layout=True, then=then, **knobs)
     x = dense_x(x, n)
     types = codegen.dtypes(types)
     r = types[2]

@@ -17,7 +17,8 @@ Two kernels (``cuda/light_panels.cu``):
    shared-memory accumulators with atomic updates (:func:`.folds.scatter_plan`, float
    ``min`` / ``max`` by integer atomics), its chunk bounds copied to shared memory
    :data:`CHUNK_BATCH` at a time, then writes ``y`` and its flags (with a dense ``x`` the
-   rows with a value are the layout's ``row_hit``).
+   rows with a value are the layout's ``row_hit``), or runs PageRank's vector step on
+   its rows instead (``then=``: ``y`` neither written nor read back).
 
 A row mask is applied when ``y`` is written.  A layout over relabelled columns
 (``col_order``) gathers ``x`` into that order once per call.  Floating-point sums fold a
@@ -35,7 +36,7 @@ from typing import Any
 import cupy as cp
 import numpy as np
 
-from ..registry import VecData
+from ..registry import PageRankStep, VecData
 from . import codegen
 from .folds import fold_start, scatter_plan
 from .launch import (
@@ -47,6 +48,7 @@ from .launch import (
     or_dummy,
     sm_regs,
 )
+from .vector_kernels import grid_sum_workspace
 
 __all__ = ["light_panels_pull", "panels_source"]
 
@@ -56,12 +58,15 @@ THREADS = 1024
 #: Chunk bounds phase 2 copies to shared memory at a time (16 bytes each).
 CHUNK_BATCH = 2048
 
+#: Static shared memory of ``gb_grid_sum2`` (``gb_sums.cuh``), rounded up.
+_SUMS_SMEM = 1024
+
 
 @functools.lru_cache(maxsize=512)
 def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, xpres: bool,
                   allow: bool, panel_cols: int, panel_rows: int, sub: int = 1,
                   group: int = 128, prefetch: bool = False, chunk_batch: int = 0,
-                  chunk_at: int = 0) -> tuple[str, np.dtype]:
+                  chunk_at: int = 0, pagerank: bool = False) -> tuple[str, np.dtype]:
     """CUDA source of ``gb_lp_stream`` and ``gb_lp_reduce``, and the accumulator dtype.
 
     Parameters
@@ -86,6 +91,9 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
     chunk_batch, chunk_at : int, default 0
         Chunk bounds ``gb_lp_reduce`` copies to shared memory at a time (0: none), at
         byte ``chunk_at`` of its dynamic shared memory (after the accumulators).
+    pagerank : bool, default False
+        ``gb_lp_reduce`` ends with PageRank's vector step (float64 ``R``) instead of
+        writing ``y`` (:class:`~gblas.backends.registry.PageRankStep`).
 
     Returns
     -------
@@ -111,7 +119,7 @@ def panels_source(semiring: Any, types: tuple, *, av: Any, xv: Any, iso: bool, x
         flags=dict(GB_ISO=iso, GB_XPRES=xpres, GB_ALLOW=allow, GB_W=int(panel_cols),
                    GB_RR=int(panel_rows), GB_SUB=int(sub), GB_K=int(group) // 32,
                    GB_RS=-(-int(panel_rows) // int(sub)), GB_PF=bool(prefetch),
-                   GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at),
+                   GB_CB=int(chunk_batch), GB_CB_AT=int(chunk_at), GB_PR=bool(pagerank),
                    GB_IDENT=f"((acc_t){codegen.c_literal(ident, r)})"),
         extra=scatter), acc
 
@@ -175,9 +183,11 @@ def _stream_threads(fn: Any, xbytes: int) -> int:
 
 
 def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bool,
-            threads: int | None, prefetch: bool | None, chunk_batch: int) -> _Launch:
+            threads: int | None, prefetch: bool | None, chunk_batch: int,
+            pagerank: bool = False) -> _Launch:
     """The kernels and launch sizes of a call (cached on ``L``)."""
-    key = (semiring, types, xv.dtype, xv.size, xpres, allow, threads, prefetch, chunk_batch)
+    key = (semiring, types, xv.dtype, xv.size, xpres, allow, threads, prefetch, chunk_batch,
+           pagerank)
     cache = L.__dict__.setdefault("_launches", {})
     got = cache.get(key)
     if got is not None:
@@ -188,7 +198,8 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
     acc = scatter_plan(semiring.add, r, shared=True, float_minmax=True)[0]
     flag = int(xpres)   # phase 2's presence flag per row
     cb = 16 * int(chunk_batch)
-    room = max_block_smem() - cb
+    # (the step's block sums take static shared memory: 2 x 32 doubles and a flag)
+    room = max_block_smem() - cb - (_SUMS_SMEM if pagerank else 0)
     sub = -(-L.panel_rows * (acc.itemsize + flag) // room)
     rs = -(-L.panel_rows // sub)
     at = -(-rs * (acc.itemsize + flag) // 16) * 16
@@ -197,7 +208,7 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
     src = panels_source(semiring, types, av=vd, xv=xv.dtype, iso=iso, xpres=xpres,
                         allow=allow, panel_cols=L.panel_cols, panel_rows=L.panel_rows,
                         sub=sub, group=L.group, prefetch=pf, chunk_batch=int(chunk_batch),
-                        chunk_at=at)[0]
+                        chunk_at=at, pagerank=pagerank)[0]
     fn = codegen.get_function(src, "gb_lp_stream")
     nt = int(threads) if threads is not None else \
         _stream_threads(fn, xv.size * xv.dtype.itemsize)
@@ -215,7 +226,8 @@ def _launch(L: Any, semiring: Any, types: tuple, xv: Any, xpres: bool, allow: bo
 
 def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tuple, *,
                       threads: int | None = None, prefetch: bool | None = None,
-                      chunk_batch: int = CHUNK_BATCH, x_layout: bool = False) -> VecData:
+                      chunk_batch: int = CHUNK_BATCH, x_layout: bool = False,
+                      then: PageRankStep | None = None) -> VecData | None:
     """``y = A x`` over the entries of a :class:`~gblas.formats.light_panels.LightPanels`.
 
     Parameters
@@ -244,17 +256,22 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     x_layout : bool, default False
         ``x`` is already in the layout's relabelled column order (``L.col_order``, its
         length): no gather.
+    then : PageRankStep, optional
+        PageRank's vector step on ``y``, run by phase 2 on each row panel's rows in place
+        of writing ``y`` (which is never stored: 18 bytes a row neither written nor read
+        back); needs ``R`` float64, a dense ``x`` and no mask.
 
     Returns
     -------
-    VecData
-        Dense, dtype R, with ``present`` flags.
+    VecData or None
+        Dense, dtype R, with ``present`` flags; None with ``then`` (its arrays are
+        written instead).
 
     Raises
     ------
     ValueError
         When a column panel's ``x`` or a row panel's accumulators do not fit the shared
-        memory of a thread block.
+        memory of a thread block, or ``then`` is given for a product it cannot follow.
     """
     m = L.shape[0]
     types = codegen.dtypes(types)
@@ -274,8 +291,12 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         # first launch: a call's host time before it is what an idle GPU waits for)
         xv = _GATHER(xv, L.col_order)
         xpres = None if xpres is None else _GATHER(xpres, L.col_order)
+    if then is not None and (r != np.float64 or xpres is not None or allow is not None):
+        raise ValueError("mxv gpu_heavy_light: then=PageRankStep needs a float64 result, a "
+                         f"dense x and no mask; got {r.name}, x flags "
+                         f"{xpres is not None}, mask {allow is not None}")
     go = _launch(L, semiring, types, xv, xpres is not None, allow is not None, threads,
-                 prefetch, chunk_batch)
+                 prefetch, chunk_batch, then is not None)
     val = L.val if L.val is not None else _iso_array(L)
     part = cp.empty(max(L.npart, 1), dtype=r)
     ppres = cp.empty(max(L.npart, 1), dtype=np.bool_) if xpres is not None else dummy()
@@ -283,10 +304,17 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         go.stream((L.nunits,), (go.stream_threads,),
                   (L.ent, val, xv, or_dummy(xpres), np.int64(xv.size), L.units, L.gbase,
                    part, ppres), shared_mem=go.stream_smem)
+    head = (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m), or_dummy(allow), L.row_hit)
+    if then is not None:
+        partials, ticket, _ = grid_sum_workspace(go.reduce_blocks)
+        go.reduce((go.reduce_blocks,), (THREADS,),
+                  (*head, dummy(r), dummy(), dummy(np.float64) if then.p is None else then.p,
+                   np.int32(then.p is not None), np.float64(then.p_uniform), then.r, then.w,
+                   np.float64(then.alpha), then.state_in, then.r_new, then.s_new, then.s_pos,
+                   then.state_out, partials, ticket),
+                  shared_mem=go.reduce_smem)
+        return None
     y = cp.empty(m, dtype=r)
     ypres = cp.empty(m, dtype=np.bool_)
-    go.reduce((go.reduce_blocks,), (THREADS,),
-              (part, ppres, L.prow, L.cptr, L.chunks, np.int64(m),
-               or_dummy(allow), L.row_hit, y, ypres),
-              shared_mem=go.reduce_smem)
+    go.reduce((go.reduce_blocks,), (THREADS,), (*head, y, ypres), shared_mem=go.reduce_smem)
     return VecData(m, None, y, ypres)

@@ -33,8 +33,8 @@ from ..vector_checks import check_lengths
 from . import codegen
 from .launch import blocks, dummy, sm_count
 
-__all__ = ["pagerank_source", "pagerank_start", "pagerank_step", "power_source", "power_step",
-           "read_async"]
+__all__ = ["grid_sum_workspace", "pagerank_source", "pagerank_start", "pagerank_step",
+           "power_source", "power_step", "read_async"]
 
 _BLOCK = 256
 #: Blocks per multiprocessor of the step (a grid-stride loop covers the rest).
@@ -60,10 +60,10 @@ def pagerank_start_source(ip) -> str:
 _WORK: dict = {}
 
 
-def _workspace(nblocks: int):
+def grid_sum_workspace(nblocks: int):
     """The blocks' partial sums, the ticket (zero between launches: the last block
-    resets it) and two doubles of scratch sums, kept per device, stream and grid
-    size."""
+    resets it) and two doubles of scratch sums of a kernel ending in ``gb_grid_sum2``,
+    kept per device, stream and grid size."""
     import cupy as cp
 
     key = (cp.cuda.Device().id, cp.cuda.get_current_stream().ptr, nblocks)
@@ -127,7 +127,7 @@ def pagerank_step(y_values, y_present, p, p_uniform: float, r, w, alpha: float, 
     if state_out is None:
         state_out = cp.empty(2, dtype=np.float64)
     nblocks = _grid(n)
-    partials, ticket, _ = _workspace(nblocks)
+    partials, ticket, _ = grid_sum_workspace(nblocks)
     dummy_f = dummy(np.float64)
     fn = codegen.get_function(pagerank_source(), "gb_pagerank_step")
     fn((nblocks,), (_BLOCK,),
@@ -162,7 +162,7 @@ def pagerank_start(degrees, present, from_indptr: bool, scale: float, alpha: flo
     if n == 0:
         return w, s, r, state
     nblocks = _grid(n)
-    partials, ticket, _ = _workspace(nblocks)
+    partials, ticket, _ = grid_sum_workspace(nblocks)
     ip = degrees.dtype if from_indptr else np.dtype(np.int64)
     fn = codegen.get_function(pagerank_start_source(ip), "gb_pagerank_start")
     fn((nblocks,), (_BLOCK,),
@@ -208,7 +208,7 @@ def power_step(y_values, y_present, x, b, scale: float, add_x: bool, normalize: 
     if state_out is None:
         state_out = cp.empty(2, dtype=np.float64)
     nblocks = _grid(n)
-    partials, ticket, sums = _workspace(nblocks)
+    partials, ticket, sums = grid_sum_workspace(nblocks)
     src = power_source()
     codegen.get_function(src, "gb_power_combine")(
         (nblocks,), (_BLOCK,),

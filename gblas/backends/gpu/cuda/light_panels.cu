@@ -1,8 +1,13 @@
 /* The light column panels of gpu_heavy_light: gb_lp_stream writes one partial per run
    of a row within a group of entries (the stream buffer), gb_lp_reduce folds them per
-   row panel into shared-memory accumulators with atomic updates (gb_scatter). */
+   row panel into shared-memory accumulators with atomic updates (gb_scatter).  With
+   GB_PR, gb_lp_reduce ends with PageRank's vector step on its rows instead of writing
+   y (gb_pagerank_step's arithmetic, y never stored). */
 #include "gb_fold.cuh"
 #include "gb_mask.cuh"
+#if GB_PR
+#include "gb_sums.cuh"
+#endif
 
 #define GB_GROUP (32 * GB_K)
 #define GB_HEAD 0x8000u
@@ -261,7 +266,15 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
     const R_t* __restrict__ part, const bool* __restrict__ ppres,
     const unsigned short* __restrict__ prow, const long long* __restrict__ cptr,
     const long long* __restrict__ chunks, long long m, const bool* __restrict__ allow,
-    const bool* __restrict__ row_hit, R_t* __restrict__ y, bool* __restrict__ ypres)
+    const bool* __restrict__ row_hit, R_t* __restrict__ y, bool* __restrict__ ypres
+#if GB_PR
+    , const double* __restrict__ p, int has_p, double p_uniform,
+    const double* __restrict__ r, const double* __restrict__ w, double alpha,
+    const double* __restrict__ state_in, double* __restrict__ r_new,
+    double* __restrict__ s_new, const int* __restrict__ s_pos,
+    double* __restrict__ state_out, double* partials, unsigned int* ticket
+#endif
+    )
 {
     extern __shared__ __align__(16) unsigned char gb_dyn[];
     acc_t* acc = (acc_t*)gb_dyn;
@@ -331,6 +344,25 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
     }
 #endif
     __syncthreads();
+#if GB_PR
+    /* r' = y + (alpha m + 1 - alpha) p and s' = r' .* w (through s_pos into the order the
+       next product reads) on the block's rows; |r' - r|_1 and the dangling rank summed
+       over the grid (every row panel's rows are one block's) */
+    const double c = alpha * state_in[1] + (1.0 - alpha);
+    double err = 0.0, dang = 0.0;
+    for (int k = threadIdx.x; k < nr; k += blockDim.x) {
+        const long long row = r0 + k;
+        const double rn = (row_hit[row] ? (double)acc[k] : 0.0) +
+                          c * (has_p ? p[row] : p_uniform);
+        const double wi = w[row];
+        r_new[row] = rn;
+        const int at = s_pos[row];
+        if (at >= 0) s_new[at] = rn * wi;
+        err += fabs(rn - r[row]);
+        if (wi == 0.0) dang += rn;
+    }
+    gb_grid_sum2(err, dang, partials, ticket, state_out);
+#else
     /* y and its flags, GB_WB rows per thread at a time: their loads of row_hit (and
        allow) are issued together */
     for (int k0 = threadIdx.x; k0 < nr; k0 += GB_WB * blockDim.x) {
@@ -355,4 +387,5 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
             }
         }
     }
+#endif
 }
