@@ -23,6 +23,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--scale", type=int, default=22)
     p.add_argument("--dtype", default="float64")
+    p.add_argument("--panel-cols", type=int, default=None,
+                   help="column panel width (default: LightPanels.from_csr's)")
     args = p.parse_args(argv)
     import cupy as cp
 
@@ -36,7 +38,7 @@ def main(argv=None) -> int:
     F, _, _ = build_graph(args.scale, 16, 1)
     n = F.shape[0]
     csr = CSR((n, n), F.indptr, F.indices, None, np.dtype(np.float64), 1.0, "gpu")
-    L = LightPanels.from_csr(csr)
+    L = LightPanels.from_csr(csr, panel_cols=args.panel_cols)
     print(f"Kronecker {args.scale}: {csr.nnz:,} entries, {L.npart:,} partials, "
           f"{L.nunits} units, {L.panel_cols} x {L.panel_rows} panels", flush=True)
     dt = np.dtype(args.dtype)

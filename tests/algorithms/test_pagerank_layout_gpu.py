@@ -60,11 +60,11 @@ def test_products_read_s_in_the_layout(kind, personalized, monkeypatch):
     seen = _spy(monkeypatch, fused)
     with gb.config(format="gpu_heavy_light"):
         got = gb.algorithms.pagerank(G, **kw).to("cpu").to_dense()
-    # the first product reads s in column order, every later one in the layout (a
-    # weighted matrix's out-degrees are a product too, before them), and those run the
-    # vector step in their fold
+    # s is put in the layout before the first product, and every product reads it
+    # there and runs the vector step in its fold (a weighted matrix's out-degrees are a
+    # product too, before them, in column order)
     first = 1 if kind == "weights" else 0
-    assert not any(seen[:first + 1]) and len(seen) > first + 3 and all(seen[first + 1:]), seen
+    assert not any(seen[:first]) and len(seen) > first + 3 and all(seen[first:]), seen
     assert fused == seen, fused
     np.testing.assert_allclose(got, gb.algorithms.pagerank(A, **kw).to_dense(),
                                rtol=1e-11, atol=1e-15)
@@ -72,8 +72,8 @@ def test_products_read_s_in_the_layout(kind, personalized, monkeypatch):
 
 def test_a_layout_that_changes_puts_s_back_in_column_order(monkeypatch):
     """A new layout object at every plan (as after a rebuild of the format): each
-    iteration puts s back in column order and reads it through the new layout; the
-    ranks do not change."""
+    iteration puts s back in column order and then into the new layout, which its
+    product reads; the ranks do not change."""
     from gblas.formats.gpu_heavy_light import GPUHeavyLight
 
     A = hub_graph("bool", 3000, seed=5)
@@ -89,8 +89,32 @@ def test_a_layout_that_changes_puts_s_back_in_column_order(monkeypatch):
     seen = _spy(monkeypatch)
     with gb.config(format="gpu_heavy_light"):
         got = gb.algorithms.pagerank(G, tol=1e-10).to("cpu").to_dense()
-    assert not any(seen)  # never the layout of the step that wrote s
+    assert len(seen) > 3 and all(seen), seen
     np.testing.assert_allclose(got, gb.algorithms.pagerank(A, tol=1e-10).to_dense(),
+                               rtol=1e-11, atol=1e-15)
+
+
+@pytest.mark.parametrize("personalized", [False, True])
+def test_a_kernel_without_the_step_reads_the_layout_the_step_wrote(personalized,
+                                                                     monkeypatch):
+    """A product kernel that cannot run the step: the first product reads s in column
+    order, the separate step writes s into the layout, and every later product reads it
+    there without running the step."""
+    import gblas.core.operations as operations
+
+    A = hub_graph("bool", 3000, seed=7)
+    kw = {"tol": 1e-10}
+    if personalized:
+        kw["personalization"] = np.random.default_rng(2).random(3000) + 0.1
+    G = A.to("gpu")
+    _relabelled(G)
+    monkeypatch.setattr(operations, "epilogues", lambda kernel: ())
+    fused: list = []
+    seen = _spy(monkeypatch, fused)
+    with gb.config(format="gpu_heavy_light"):
+        got = gb.algorithms.pagerank(G, **kw).to("cpu").to_dense()
+    assert not seen[0] and len(seen) > 3 and all(seen[1:]) and not any(fused), seen
+    np.testing.assert_allclose(got, gb.algorithms.pagerank(A, **kw).to_dense(),
                                rtol=1e-11, atol=1e-15)
 
 

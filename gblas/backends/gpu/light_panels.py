@@ -291,10 +291,12 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
         # first launch: a call's host time before it is what an idle GPU waits for)
         xv = _GATHER(xv, L.col_order)
         xpres = None if xpres is None else _GATHER(xpres, L.col_order)
-    if then is not None and (r != np.float64 or xpres is not None or allow is not None):
-        raise ValueError("mxv gpu_heavy_light: then=PageRankStep needs a float64 result, a "
-                         f"dense x and no mask; got {r.name}, x flags "
-                         f"{xpres is not None}, mask {allow is not None}")
+    if then is not None and (r != np.float64 or semiring.add.code != "plus"
+                             or xpres is not None or allow is not None):
+        raise ValueError("mxv gpu_heavy_light: then=PageRankStep needs a float64 plus "
+                         f"product of a dense x and no mask; got {r.name} "
+                         f"{semiring.add.code}, x flags {xpres is not None}, mask "
+                         f"{allow is not None}")
     go = _launch(L, semiring, types, xv, xpres is not None, allow is not None, threads,
                  prefetch, chunk_batch, then is not None)
     val = L.val if L.val is not None else _iso_array(L)

@@ -269,7 +269,7 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
     const bool* __restrict__ row_hit, R_t* __restrict__ y, bool* __restrict__ ypres
 #if GB_PR
     , const double* __restrict__ p, int has_p, double p_uniform,
-    const double* __restrict__ r, const double* __restrict__ w, double alpha,
+    const double* __restrict__ rank, const double* __restrict__ w, double alpha,
     const double* __restrict__ state_in, double* __restrict__ r_new,
     double* __restrict__ s_new, const int* __restrict__ s_pos,
     double* __restrict__ state_out, double* partials, unsigned int* ticket
@@ -315,18 +315,24 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
             R_t v[GB_RK];
             int r[GB_RK];
             bool ok[GB_RK];
+            /* the step's partials (the same for the whole warp): a lane loads only
+               its own, and no load is issued past the chunk */
+            const int left = (int)(b - k0 < 32 * GB_RK ? b - k0 : 32 * GB_RK);
 #pragma unroll
             for (int j = 0; j < GB_RK; ++j) {
-                const long long k = k0 + lane + 32 * j;
-                ok[j] = k < b;
-                const long long kk = ok[j] ? k : a;   /* clamped: no branch before loads */
-                v[j] = part[kk];
-                r[j] = (int)prow[kk] - s0;
+                ok[j] = lane + 32 * j < left;
+                v[j] = (R_t)0;
+                r[j] = -1;
+                if (ok[j]) {
+                    const long long kk = k0 + lane + 32 * j;
+                    v[j] = part[kk];
+                    r[j] = (int)prow[kk] - s0;
+#if GB_XPRES
+                    ok[j] = ppres[kk];
+#endif
+                }
 #if GB_SUB > 1
                 ok[j] = ok[j] && r[j] >= 0 && r[j] < GB_RS;
-#endif
-#if GB_XPRES
-                ok[j] = ok[j] && ppres[kk];
 #endif
             }
 #pragma unroll
@@ -352,13 +358,13 @@ extern "C" __global__ void __launch_bounds__(1024) gb_lp_reduce(
     double err = 0.0, dang = 0.0;
     for (int k = threadIdx.x; k < nr; k += blockDim.x) {
         const long long row = r0 + k;
-        const double rn = (row_hit[row] ? (double)acc[k] : 0.0) +
-                          c * (has_p ? p[row] : p_uniform);
+        /* (plus folds from +0: a row no partial reached holds y = 0 already) */
+        const double rn = (double)acc[k] + c * (has_p ? p[row] : p_uniform);
         const double wi = w[row];
         r_new[row] = rn;
         const int at = s_pos[row];
         if (at >= 0) s_new[at] = rn * wi;
-        err += fabs(rn - r[row]);
+        err += fabs(rn - rank[row]);
         if (wi == 0.0) dang += rn;
     }
     gb_grid_sum2(err, dang, partials, ticket, state_out);
