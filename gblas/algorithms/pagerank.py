@@ -337,17 +337,11 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
             pos = laid[0].positions
             s[:] = xp.where(pos >= 0, laid[1][xp.maximum(pos, 0)], 0.0)
             laid[:] = [None, None]
-        fuses = "pagerank_step" in getattr(run, "epilogues", ())
-        if layout is not None and xl is None and fuses:
-            # s into the layout now (places no column takes: 0; the -1 positions all
-            # write one spare place), so that this product already runs the step
-            at = xp.where(layout.positions >= 0, layout.positions, layout.size)
-            buf = xp.zeros(layout.size + 1)
-            buf[at] = s
-            laid[:] = [layout, buf[:layout.size]]
-            xl = VecData(layout.size, None, laid[1], None)
-        if xl is not None and fuses:
-            # the product's kernel runs the step below on y itself (y never stored)
+        if layout is not None and "pagerank_step" in getattr(run, "epilogues", ()):
+            # the product's kernel runs the step below on y itself (y never stored) and
+            # writes s' into the layout; s in column order (xl None) it gathers itself
+            if xl is None:
+                laid[:] = [layout, xp.zeros(layout.size)]  # (places no column takes: 0)
             run(xl, then=PageRankStep(p, 1.0 / n, rbuf[(k - 1) % 2], w, alpha,
                                       sbuf[(k - 1) % 2], rbuf[k % 2], laid[1], sbuf[k % 2],
                                       layout.positions))

@@ -143,10 +143,10 @@ def repeated_mxv(A, x, semiring="plus_times"):
     ``product.planned()`` plans the next call and returns ``(layout, run)``: the
     :class:`~gblas.formats.base.OperandLayout` of the format that will run (None: ``x``
     in column order only), and ``run(xl=None, then=None)``, which computes the product
-    of ``x``, or of ``xl`` (dense VecData in that layout) where given.  With ``xl``, a
-    step named in ``run.epilogues`` (``"pagerank_step"``) can be passed as ``then`` (a
-    :class:`~gblas.backends.registry.PageRankStep`): the kernel runs it on the product
-    and returns None.
+    of ``x``, or of ``xl`` (dense VecData in that layout) where given.  A step named in
+    ``run.epilogues`` (``"pagerank_step"``; only where there is a layout) can be passed as
+    ``then`` (a :class:`~gblas.backends.registry.PageRankStep`): the kernel runs it on
+    the product and returns None.
 
     >>> layout, run = product.planned()
     >>> layout is None, run().values.tolist()
@@ -175,11 +175,11 @@ def repeated_mxv(A, x, semiring="plus_times"):
         layout = None if fmt is None else getattr(fmt, "operand_layout", _no_layout)()
 
         def run(xl=None, then=None):
+            extra = {} if then is None else {"then": then}
             if xl is None:
                 return _timed_pull(p, base, transposed, s.name, start,
                                    lambda: kernel(executor.operand(p, base), xd, None, s,
-                                                  types))
-            extra = {} if then is None else {"then": then}
+                                                  types, **extra))
             return _timed_pull(p, base, transposed, s.name, start,
                                lambda: kernel(executor.operand(p, base), xl, None, s, types,
                                               x_layout=True, **extra))

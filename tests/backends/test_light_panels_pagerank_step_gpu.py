@@ -1,6 +1,7 @@
-"""PageRank's vector step run by the light panels' fold (``then=PageRankStep``): the ranks,
-``s`` in the operand layout and the two sums equal those of the product followed by
-``("pagerank_step", "array", "gpu")``, and a NumPy step over SciPy's product, on random
+"""PageRank's vector step run by the light panels' fold (``then=PageRankStep``, ``x`` in
+the operand layout or in column order): the ranks, ``s`` in the operand layout and the
+two sums equal those of the product followed by ``("pagerank_step", "array", "gpu")``,
+and a NumPy step over SciPy's product, on random
 matrices (iso and valued, dangling rows, rows no entry reaches, uniform and given
 teleport weights) with row panels shared by several blocks or not."""
 
@@ -60,8 +61,9 @@ def _expected(S, x, r, w, p, p_uniform, alpha, m_in):
     return rn, rn * w, np.array([np.abs(rn - r).sum(), rn[w == 0].sum()])
 
 
-def _run(H, xl, lay, r, w, p, alpha, state_in, fused: bool, iso: bool):
-    """``(r', s' in the layout, state)`` by the fused kernel or by product then step."""
+def _run(H, xl, lay, r, w, p, alpha, state_in, fused: bool, iso: bool, x=None):
+    """``(r', s' in the layout, state)`` by the fused kernel (reading ``x`` in column
+    order where given, else ``xl``) or by product then step."""
     m = H.shape[0]
     sr = builtin.SEMIRINGS["plus_second" if iso else "plus_times"]
     types = sr.types(H.dtype, F8)
@@ -69,9 +71,12 @@ def _run(H, xl, lay, r, w, p, alpha, state_in, fused: bool, iso: bool):
     r_new, s_new, state = cp.full(m, np.nan), cp.zeros(lay.size), cp.full(2, np.nan)
     xv = VecData(lay.size, None, xl, None)
     if fused:
-        got = pull(H, xv, None, sr, types, x_layout=True,
-                   then=PageRankStep(p, 1.0 / m, r, w, alpha, state_in, r_new, s_new, state,
-                                     lay.positions))
+        step = PageRankStep(p, 1.0 / m, r, w, alpha, state_in, r_new, s_new, state,
+                            lay.positions)
+        if x is None:
+            got = pull(H, xv, None, sr, types, x_layout=True, then=step)
+        else:
+            got = pull(H, VecData(m, None, cp.asarray(x), None), None, sr, types, then=step)
         assert got is None
     else:
         y = pull(H, xv, None, sr, types, x_layout=True)
@@ -84,6 +89,7 @@ def _run(H, xl, lay, r, w, p, alpha, state_in, fused: bool, iso: bool):
 def _check(H, S, x, xl, lay, r, w, p, iso: bool):
     alpha, state_in = 0.85, cp.asarray([0.25, 0.125])
     fused = _run(H, xl, lay, r, w, p, alpha, state_in, True, iso)
+    gathered = _run(H, xl, lay, r, w, p, alpha, state_in, True, iso, x=x)
     apart = _run(H, xl, lay, r, w, p, alpha, state_in, False, iso)
     rn, s_col, state = _expected(S, x, cp.asnumpy(r), cp.asnumpy(w),
                                  None if p is None else cp.asnumpy(p), 1.0 / H.shape[0],
@@ -91,7 +97,7 @@ def _check(H, S, x, xl, lay, r, w, p, iso: bool):
     pos = cp.asnumpy(lay.positions)
     s_lay = np.zeros(lay.size)
     s_lay[pos[pos >= 0]] = s_col[pos >= 0]
-    for got in (fused, apart):
+    for got in (fused, gathered, apart):
         np.testing.assert_allclose(got[0], rn, rtol=1e-13, atol=1e-300)
         np.testing.assert_allclose(got[1], s_lay, rtol=1e-13, atol=1e-300)
         np.testing.assert_allclose(got[2], state, rtol=1e-12)
@@ -127,8 +133,11 @@ def test_the_kernel_names_its_epilogue_and_refuses_what_it_cannot_follow():
     types = sr.types(H.dtype, F8)
     step = PageRankStep(None, 1 / 150, r, w, 0.85, cp.zeros(2), cp.empty(150),
                         cp.zeros(lay.size), cp.empty(2), lay.positions)
-    with pytest.raises(ValueError, match="x_layout"):
-        pull(H, VecData(150, None, cp.ones(150), None), None, sr, types, then=step)
+    heavy = GPUHeavyLight.from_csr(H.light.to_device("gpu"), tile_rows=8, tile_cols=32,
+                                   heavy_threshold=2)
+    assert heavy.nunits
+    with pytest.raises(ValueError, match="no heavy tile"):
+        pull(heavy, VecData(150, None, cp.ones(150), None), None, sr, types, then=step)
     with pytest.raises(ValueError, match="no mask"):
         pull(H, VecData(lay.size, None, xl, None), cp.ones(150, dtype=bool), sr, types,
              x_layout=True, then=step)

@@ -239,8 +239,9 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
         (its ``size`` values, zeros where no column goes): the light panels read it
         as it is, without their gather.
     then : PageRankStep, optional
-        With ``x_layout`` only: PageRank's vector step, run by the light panels' fold
-        on ``y`` instead of returning it (:func:`.light_panels.light_panels_pull`).
+        PageRank's vector step, run by the light panels' fold on ``y`` instead of
+        returning it (:func:`.light_panels.light_panels_pull`), where the light panels
+        hold every entry (no heavy tile).
     **knobs
         Passed to the light kernels: ``threads`` for the panels, the
         :func:`.mxv.pull_schedule` knobs for the CSR.
@@ -251,9 +252,12 @@ def mxv_pull_heavy_light(H: Any, x: VecData, allow: Any, semiring: Any, types: t
         Dense, dtype R, with ``present`` flags; None with ``then``.
     """
     m, n = H.shape
+    if then is not None and (H.nunits or H.light_panels is None or light == "csr"):
+        raise ValueError("mxv gpu_heavy_light: then= needs the light panels to hold every "
+                         "entry (no heavy tile); run the product, then the step")
     if then is not None and not x_layout:
-        raise ValueError("mxv gpu_heavy_light: then= needs x_layout=True (the light panels "
-                         "alone)")
+        return light_panels_pull(H.light_panels, dense_x(x, n), bool_or_none(allow),
+                                 semiring, types, then=then, **knobs)
     if x_layout:
         lay = H.operand_layout()
         if lay is None or not x.is_dense or x.values.size != lay.size:
