@@ -31,9 +31,9 @@ def prepare(self, products: int = 100, *, semiring="plus_times",
     ``gb.config(expected_uses=products)``, so the planner weighs each build against that
     many calls, builds what pays, and keeps it in this Matrix's cache.  A first product
     may only measure what the planner weighs and leave the build to the next call, so
-    the product runs again while its plan names a build (at most
-    :data:`PREPARE_PRODUCTS` times per orientation).  Save the result with
-    :func:`gblas.io.save` to pay it once for good.
+    the product runs again while its plan names a build (at most ``PREPARE_PRODUCTS``,
+    3, times per orientation).  Save the result with :func:`gblas.io.save` to pay it
+    once for good.
 
     Parameters
     ----------
