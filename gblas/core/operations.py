@@ -146,7 +146,8 @@ def repeated_mxv(A, x, semiring="plus_times"):
     of ``x``, or of ``xl`` (dense VecData in that layout) where given.  A step named in
     ``run.epilogues`` (``"pagerank_step"``; only where there is a layout) can be passed as
     ``then`` (a :class:`~gblas.backends.registry.PageRankStep`): the kernel runs it on
-    the product and returns None.
+    the product and returns None, and the call's device time is not recorded for the
+    planner.
 
     >>> layout, run = product.planned()
     >>> layout is None, run().values.tolist()
@@ -175,14 +176,16 @@ def repeated_mxv(A, x, semiring="plus_times"):
         layout = None if fmt is None else getattr(fmt, "operand_layout", _no_layout)()
 
         def run(xl=None, then=None):
-            extra = {} if then is None else {"then": then}
-            if xl is None:
-                return _timed_pull(p, base, transposed, s.name, start,
-                                   lambda: kernel(executor.operand(p, base), xd, None, s,
-                                                  types, **extra))
+            args = (xd,) if xl is None else (xl,)
+            kw = {} if xl is None else {"x_layout": True}
+            if then is not None:
+                # (not timed: a product that also ran a step is not the product's time,
+                # which the planner weighs against the other formats')
+                return kernel(executor.operand(p, base), *args, None, s, types, then=then,
+                              **kw)
             return _timed_pull(p, base, transposed, s.name, start,
-                               lambda: kernel(executor.operand(p, base), xl, None, s, types,
-                                              x_layout=True, **extra))
+                               lambda: kernel(executor.operand(p, base), *args, None, s,
+                                              types, **kw))
 
         run.epilogues = () if layout is None else epilogues(kernel)
         return layout, run

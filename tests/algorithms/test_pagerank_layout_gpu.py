@@ -131,3 +131,23 @@ def test_a_callback_keeps_s_in_column_order(monkeypatch):
     assert seen and not any(seen)
     np.testing.assert_allclose(got, gb.algorithms.pagerank(A).to_dense(), rtol=1e-11,
                                atol=1e-15)
+
+
+def test_products_that_run_the_step_record_no_device_time(monkeypatch):
+    """The planner weighs formats by their products' measured device time: a product
+    that also ran the step is not recorded (the same loop without the step is)."""
+    import gblas.core.operations as operations
+    from gblas.planner import devicetime
+
+    A = hub_graph("bool", 3000, seed=8)
+    G = A.to("gpu")
+    _relabelled(G)
+    ends: list = []
+    real = devicetime.end
+    monkeypatch.setattr(devicetime, "end", lambda *a, **k: (ends.append(1), real(*a, **k)))
+    with gb.config(format="gpu_heavy_light"):
+        gb.algorithms.pagerank(G, tol=1e-10)
+        assert not ends
+        monkeypatch.setattr(operations, "epilogues", lambda kernel: ())
+        gb.algorithms.pagerank(G, tol=1e-10)
+    assert len(ends) > 3
