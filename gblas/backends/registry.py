@@ -13,6 +13,9 @@ Kernel contracts (all arrays live on the kernel's device; kernels import nothing
     of length nrows or None (rows where it is False are skipped: no entry).  ``types`` is
     ``(T, M, R)`` from :meth:`gblas.Semiring.types`; A's and x's values are cast to T inside.
     Returns a dense VecData of dtype R; rows with no product have ``present`` False.
+    A pull kernel registered with ``epilogues=("pagerank_step",)`` also takes
+    ``then=PageRankStep(...)``: it runs that step on ``y`` (a float64 ``plus`` product
+    of a dense ``x``, no mask) instead of returning it, and returns None.
 ``("mxv", "csr", dev, "push")``
     ``f(AT: CSR, x: VecData, allow, semiring, types, nrows) -> VecData`` — same result,
     with ``AT`` the CSR of the transpose (row k lists the i with A[i,k]) and ``x`` sparse
