@@ -123,6 +123,13 @@ def _no_layout():
     return None
 
 
+def _no_step(then, what: str) -> ValueError:
+    """The error of a ``then=`` step that the planned product cannot run."""
+    return ValueError(f"repeated_mxv: the planned product ({what}) cannot run "
+                      f"then={type(then).__name__}; run it only where run.epilogues "
+                      "names the step, else run the product, then the step")
+
+
 def repeated_mxv(A, x, semiring="plus_times"):
     """A function computing ``A (+.*) x`` again and again, for an iterative algorithm
     whose full dense ``x`` is rewritten in place between calls: the arguments are
@@ -157,9 +164,12 @@ def repeated_mxv(A, x, semiring="plus_times"):
                                                             False, "mxv", False)
     types, xd = s.types(base.dtype, x.dtype), x.dense_data()
 
-    def whole(xl=None):
+    def whole(xl=None, then=None):
+        if then is not None:
+            raise _no_step(then, "gb.mxv (no single pull kernel)")
         return prepare_mxv(A, x, semiring)[1]().dense_data()
 
+    whole.epilogues = ()
     if not x.is_full or (hyper.involved(base) and not hyper.runs_as_csr(base, device)):
         whole.planned = lambda: (None, whole)
         return whole
@@ -178,6 +188,8 @@ def repeated_mxv(A, x, semiring="plus_times"):
         def run(xl=None, then=None):
             args = (xd,) if xl is None else (xl,)
             kw = {} if xl is None else {"x_layout": True}
+            if then is not None and "pagerank_step" not in run.epilogues:
+                raise _no_step(then, f"kernel {p.key} over {p.format}")
             if then is not None:
                 # (not timed: a product that also ran a step is not the product's time,
                 # which the planner weighs against the other formats')

@@ -84,3 +84,22 @@ def test_each_product_counts_one_use(device):
     assert layout is None
     run()
     assert A.uses("csr") == 4
+
+
+def test_a_step_the_planned_kernel_cannot_run_is_refused(device):
+    """``then=`` only where ``run.epilogues`` names the step (a format with an operand
+    layout and a kernel that runs it): elsewhere a clear error, before any kernel runs,
+    for the planned pull and for the whole call of a sparse ``x`` alike."""
+    from gblas.backends.registry import PageRankStep
+
+    A = gb.Matrix.from_coo([0, 1, 2], [1, 2, 0], [1.0, 2.0, 3.0], shape=(3, 3)).to(device)
+    x = gb.Vector.from_dense(np.array([1.0, 2.0, 3.0])).to(device)
+    step = PageRankStep(*[None] * 10)
+    layout, run = repeated_mxv(A, x).planned()
+    assert layout is None and run.epilogues == ()
+    with pytest.raises(ValueError, match="cannot run then=PageRankStep"):
+        run(then=step)
+    sparse = repeated_mxv(A, gb.Vector.from_coo([2], [5.0], size=3).to(device))
+    assert sparse.planned()[1].epilogues == ()
+    with pytest.raises(ValueError, match="no single pull kernel"):
+        sparse(then=step)
