@@ -277,6 +277,9 @@ def light_panels_pull(L: Any, x: VecData, allow: Any, semiring: Any, types: tupl
     types = codegen.dtypes(types)
     r = types[2]
     if m == 0:
+        if then is not None:   # no rows: no change and no dangling rank
+            then.state_out[:] = 0.0
+            return None
         return VecData(0, None, cp.empty(0, dtype=r), cp.empty(0, dtype=np.bool_))
     xv = x.values
     xpres = bool_or_none(x.present)
