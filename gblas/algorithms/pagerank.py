@@ -337,7 +337,7 @@ def pagerank(A, damping: float = 0.85, tol: float = 1e-6, max_iter: int = 100,
             pos = laid[0].positions
             s[:] = xp.where(pos >= 0, laid[1][xp.maximum(pos, 0)], 0.0)
             laid[:] = [None, None]
-        if layout is not None and "pagerank_step" in getattr(run, "epilogues", ()):
+        if layout is not None and "pagerank_step" in run.epilogues:
             # the product's kernel runs the step below on y itself (y never stored) and
             # writes s' into the layout; s in column order (xl None) it gathers itself
             if xl is None:
