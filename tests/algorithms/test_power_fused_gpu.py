@@ -125,6 +125,53 @@ def test_schedules_are_kept_while_the_row_pointers_live():
     assert key not in _SCHEDULES
 
 
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(0, 70_000), seed=st.integers(0, 2**32 - 1),
+       share=st.floats(0.0, 1.0), hub=st.integers(0, 6000),
+       wide=st.sampled_from([np.int32, np.int64]))
+def test_schedule_computed_on_the_device_equals_the_hosts(n, seed, share, hub, wide):
+    """The grid's schedule (every block placing its share of the rows after the counts
+    of the blocks before it, no wait on the device) lists the long rows, their first
+    chunks and the chunks' rows as the host's computation does: rows on both sides of
+    the short-row limit, rows of many chunks, empty rows, several tiles per block."""
+    import cupy as cp
+
+    from gblas.backends.gpu.mxv import _schedule_arrays
+    from gblas.backends.gpu.pagerank_loop import _CHUNK, fused_schedule
+
+    rng = np.random.default_rng(seed)
+    deg = rng.integers(0, 40, n)
+    long_ = rng.random(n) < share * 0.02
+    deg[long_] = rng.integers(30, 30 + hub + 1, int(long_.sum()))
+    ip = np.concatenate([[0], np.cumsum(deg)]).astype(wide)
+    nnz = int(ip[-1])
+    ip_gpu = cp.asarray(ip)
+    sched = fused_schedule(ip_gpu, n, nnz)
+    _, want_rows, want_cptr, want_cslot = _schedule_arrays(np, ip, n, "vector", sched.smax,
+                                                           _CHUNK, 0)
+    got = sched.arrays()
+    for g, w in zip(got, (want_rows, want_cptr, want_cslot), strict=True):
+        np.testing.assert_array_equal(g, w)
+
+
+def test_a_fresh_schedule_gives_the_same_ranks_as_a_kept_one():
+    """The first call over a CSR queues the schedule the later ones read: a PageRank on
+    new row pointers and one on pointers whose schedule exists agree bit for bit."""
+    import cupy as cp
+
+    from gblas.backends.gpu.pagerank_loop import fused_schedule, pagerank_fused
+
+    A = hub_graph("weights", 3000, seed=11).to_scipy().T.tocsr()
+    ip, ix, vals = (cp.asarray(a) for a in (A.indptr, A.indices, A.data))
+    deg = np.diff(A.tocsc().indptr)
+    w = cp.asarray(np.where(deg > 0, 0.85 / np.maximum(deg, 1), 0.0))
+    first = pagerank_fused(ip, ix, vals, 0.0, w, None, 0.85, 1e-12, 500)
+    assert fused_schedule(ip, A.shape[0], A.nnz).queued
+    again = pagerank_fused(ip, ix, vals, 0.0, w, None, 0.85, 1e-12, 500)
+    assert first[1:] == again[1:]
+    np.testing.assert_array_equal(first[0].get(), again[0].get())
+
+
 def test_kernels_refuse_operands_of_another_length():
     import cupy as cp
 

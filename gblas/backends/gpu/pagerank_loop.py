@@ -24,9 +24,10 @@ import numpy as np
 from ..registry import register
 from . import codegen, reductions
 from .launch import dummy, sm_count
-from .mxv import default_group, host_or_device_schedule
+from .mxv import default_group
 
-__all__ = ["fused_schedule", "pagerank_fused", "pagerank_fused_source", "resident_blocks"]
+__all__ = ["FusedSchedule", "fused_grid", "fused_schedule", "pagerank_fused", "schedule_source",
+           "pagerank_fused_source", "resident_blocks"]
 
 #: Threads per block.
 _BLOCK = 256
@@ -72,27 +73,101 @@ def resident_blocks(fn: Any, block: int = _BLOCK) -> int:
     return max(1, min(got, MAX_BLOCKS_PER_SM))
 
 
-def fused_schedule(indptr: Any, n: int, nnz: int) -> tuple:
-    """``(group, smax, long_rows, cptr, cslot)`` of the CSR with these row pointers for
-    the one-launch iterations (short rows ``group`` lanes each, rows over ``smax``
-    entries cut into chunks), kept while the array lives (its computation reads the
-    device: HITS's Lanczos products ask once a product)."""
+class FusedSchedule:
+    """The long rows' schedule of one CSR for the one-launch kernels: short rows take
+    ``group`` lanes each, rows of more than ``smax`` entries are cut into chunks of
+    :data:`_CHUNK` entries (``long_rows``, ``cptr``, ``cslot`` as
+    :func:`~gblas.backends.gpu.mxv.host_or_device_schedule` lists them in "vector" mode).
+
+    The buffers are sized for the most long rows and chunks the entries allow and are
+    filled by one launch (``cuda/fused_schedule.cu``) queued before the first kernel
+    that reads them, so a fresh matrix's call never waits on the device for its
+    schedule; ``sched[0:2]`` holds the counts, which the kernels read.
+
+    Examples
+    --------
+    >>> import cupy as cp  # doctest: +SKIP
+    >>> ip = cp.array([0, 2, 2, 300])  # doctest: +SKIP
+    >>> [a.tolist() for a in fused_schedule(ip, 3, 300).arrays()]  # doctest: +SKIP
+    [[2], [0, 2], [0, 0]]
+    """
+
+    __slots__ = ("group", "smax", "long_rows", "cptr", "cslot", "sched", "queued",
+                 "indptr", "n", "__weakref__")
+
+    def __init__(self, indptr: Any, n: int, nnz: int) -> None:
+        # half the product's lanes per short row: more rows in flight per warp for the
+        # gathers from the L2 (Kronecker 20 on an H100: 4.3 against 4.7 ms a call)
+        self.group = max(2, default_group(n, nnz) // 2)
+        self.smax = max(32, 4 * self.group)
+        most_long = min(n, nnz // (self.smax + 1))
+        self.long_rows = cp.empty(max(most_long, 1), dtype=np.int64)
+        self.cptr = cp.empty(most_long + 1, dtype=np.int64)
+        # each long row adds at most one partial chunk to its entries' whole ones
+        self.cslot = cp.empty(max(nnz // _CHUNK + most_long, 1), dtype=np.int32)
+        self.sched = cp.empty(4 + 2 * sm_count() * MAX_BLOCKS_PER_SM, dtype=np.int64)
+        self.queued = False
+        self.indptr, self.n = weakref.ref(indptr), n
+
+    def args(self) -> tuple:
+        """The kernels' arguments ``(long_rows, cptr, cslot, sched)``, the schedule's
+        launch queued first if none has been (on the current stream, as theirs)."""
+        if not self.queued:
+            indptr = self.indptr()
+            if indptr is None:
+                raise RuntimeError("FusedSchedule: its row pointers no longer exist")
+            fn = codegen.get_function(schedule_source(indptr.dtype, self.smax),
+                                      "gb_schedule_fused")
+            nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-self.n // _BLOCK)))
+            fn((nblocks,), (_BLOCK,), (indptr, np.int64(self.n), self.long_rows, self.cptr,
+                                       self.cslot, self.sched, cp.zeros(2, dtype=np.uint32)))
+            self.queued = True
+        return self.long_rows, self.cptr, self.cslot, self.sched
+
+    @property
+    def max_chunks(self) -> int:
+        """The chunk buffer's length: the most chunks the schedule can hold."""
+        return int(self.cslot.size)
+
+    def arrays(self) -> tuple:
+        """``(long_rows, cptr, cslot)`` as NumPy arrays: for inspection and tests."""
+        self.args()
+        nlong, nchunks = (int(v) for v in self.sched[:2].get())
+        return (self.long_rows[:nlong].get(), self.cptr[:nlong + 1].get(),
+                self.cslot[:nchunks].get())
+
+
+@functools.lru_cache(maxsize=16)
+def schedule_source(ip: Any, smax: int) -> str:
+    """CUDA source of ``gb_schedule_fused`` for row pointers of dtype ``ip`` and rows of
+    more than ``smax`` entries cut into chunks."""
+    return codegen.source("fused_schedule.cu", names=dict(ip_t=ip, ix_t=np.dtype(np.int32)),
+                          flags=dict(GB_G=2, GB_SMAX=int(smax), GB_CHUNK=_CHUNK))
+
+
+def fused_schedule(indptr: Any, n: int, nnz: int) -> FusedSchedule:
+    """The :class:`FusedSchedule` of the CSR with these row pointers (``n`` rows, ``nnz``
+    entries), kept while the array lives (HITS's Lanczos products ask once a product)."""
     key = id(indptr)
     hit = _SCHEDULES.get(key)
     if hit is not None and hit[0]() is indptr:
         return hit[1]
-    # half the product's lanes per short row: more rows in flight per warp for the
-    # gathers from the L2 (Kronecker 20 on an H100: 4.3 against 4.7 ms a call)
-    group = max(2, default_group(n, nnz) // 2)
-    smax = max(32, 4 * group)
-    _, long_rows, cptr, cslot = host_or_device_schedule(indptr, n, "vector", smax, _CHUNK, 0)
-    got = (group, smax, long_rows, cptr, cslot)
+    got = FusedSchedule(indptr, n, nnz)
     try:
         ref = weakref.ref(indptr, lambda _, k=key: _SCHEDULES.pop(k, None))
     except TypeError:  # not weak-referenceable: computed per call
         return got
     _SCHEDULES[key] = (ref, got)
     return got
+
+
+def fused_grid(fn: Any, n: int, group: int, nnz: int) -> int:
+    """Blocks of a one-launch kernel ``fn``: as many as the multiprocessors hold at once
+    (all resident: they wait for each other), and no more than the rows' lanes and the
+    long rows' chunks fill (a warp per chunk; a function of the sizes alone, so the
+    sums fold in the same order on every call)."""
+    work = max(n * group, (nnz // _CHUNK + 1) * 32, 1)
+    return max(1, min(sm_count() * resident_blocks(fn), -(-work // _BLOCK)))
 
 
 @register("pagerank", "csr", "gpu", "fused")
@@ -122,17 +197,13 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
     else:
         r = cp.array(r0, dtype=np.float64)
         m = cp.full(1, reductions.total(r[dangling]), dtype=np.float64)
-    group, smax, long_rows, cptr, cslot = fused_schedule(indptr, n, nnz)
-    nlong, nchunks = int(long_rows.size), int(cslot.size)
-    fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, group, smax),
-                              "gb_pagerank_fused")
-    # as many blocks as the multiprocessors hold at once (all resident: they wait for
-    # each other), and no more than the work fills
-    work = max(n * group, nchunks * 32, nlong, 1)
-    nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-work // _BLOCK)))
+    sched = fused_schedule(indptr, n, nnz)
+    fn = codegen.get_function(pagerank_fused_source(indptr.dtype, indices.dtype, sched.group,
+                                                    sched.smax), "gb_pagerank_fused")
+    nblocks = fused_grid(fn, n, sched.group, nnz)
     s = r * w
     r_b, s_b = cp.empty(n), cp.empty(n)
-    part = cp.empty(max(nchunks, 1))
+    part = cp.empty(sched.max_chunks)
     partials = cp.empty(4 * nblocks)
     barrier = cp.zeros(2, dtype=np.uint32)
     result = cp.empty(2)
@@ -143,8 +214,8 @@ def pagerank_fused(indptr, indices, values, iso: float, w, p, alpha: float, limi
        (indptr, indices, vals, np.int32(values is not None), np.float64(iso), pv,
         np.int32(p is not None), np.float64(1.0 / n if n else 0.0),
         cp.ascontiguousarray(w, dtype=np.float64), np.float64(alpha), np.float64(limit),
-        np.int32(max_iter), np.int64(n), m, long_rows, cptr, cslot,
-        np.int64(nlong), np.int64(nchunks), r, r_b, s, s_b, part, partials, barrier, result))
+        np.int32(max_iter), np.int64(n), m, *sched.args(), r, r_b, s, s_b, part, partials,
+        barrier, result))
     it, err = (float(v) for v in result.get())
     # iteration k writes r_b when k is odd (the buffers swap after each)
     return (r_b if int(it) % 2 else r), int(it), err

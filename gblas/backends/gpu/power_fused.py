@@ -24,8 +24,8 @@ import numpy as np
 from ..registry import register
 from ..vector_checks import check_lengths
 from . import codegen
-from .launch import dummy, sm_count
-from .pagerank_loop import MAX_BLOCKS_PER_SM, fused_schedule, resident_blocks
+from .launch import dummy
+from .pagerank_loop import MAX_BLOCKS_PER_SM, fused_grid, fused_schedule
 
 __all__ = ["eigenvector_fused", "gram_fused", "hits_fused", "power_fused_source"]
 
@@ -46,30 +46,27 @@ def power_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
 
 def _operands(csr: tuple, n: int) -> tuple:
     """The kernel's arguments for one CSR ``(indptr, indices, values or None, iso)``: the
-    arrays, the value flag and the long rows' schedule; and its ``(group, smax,
-    chunks)``."""
+    arrays, the value flag and iso value, and its long rows' schedule
+    (:class:`~gblas.backends.gpu.pagerank_loop.FusedSchedule`)."""
     indptr, indices, values, iso = csr
-    group, smax, long_rows, cptr, cslot = fused_schedule(indptr, n, int(indices.size))
+    sched = fused_schedule(indptr, n, int(indices.size))
     vals = dummy(np.float64) if values is None else \
         cp.ascontiguousarray(values, dtype=np.float64)
-    args = (indptr, indices, vals, np.int32(values is not None), np.float64(iso))
-    sched = (long_rows, cptr, cslot, np.int64(long_rows.size), np.int64(cslot.size))
-    return args, sched, (group, smax, int(cslot.size))
+    return (indptr, indices, vals, np.int32(values is not None), np.float64(iso)), sched
 
 
 def _grid(name: str, csrs: list, n: int) -> tuple:
     """Kernel ``name`` for these CSRs, its grid (every block resident: they wait for each
     other), the CSRs' arguments (``A'`` then ``A`` when two: arrays and flags, then the
-    schedule of long rows) and a chunk buffer."""
+    schedule of long rows, whose launch is queued first where none has been) and a chunk
+    buffer."""
     ops = [_operands(c, n) for c in csrs]
-    group, smax, _ = ops[0][2]
+    first = ops[0][1]
     ip, ix = csrs[0][0].dtype, csrs[0][1].dtype
-    fn = codegen.get_function(power_fused_source(ip, ix, group, smax), name)
-    nchunks = max(o[2][2] for o in ops)
-    work = max(n * group, nchunks * 32, 1)
-    nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-work // _BLOCK)))
-    args = tuple(a for arrays, sched, _ in ops for a in arrays + sched)
-    return fn, nblocks, args, cp.empty(max(nchunks, 1))
+    fn = codegen.get_function(power_fused_source(ip, ix, first.group, first.smax), name)
+    nblocks = fused_grid(fn, n, first.group, max(int(c[1].size) for c in csrs))
+    args = tuple(a for arrays, sched in ops for a in arrays + sched.args())
+    return fn, nblocks, args, cp.empty(max(s.max_chunks for _, s in ops))
 
 
 def _launch(name: str, csrs: list, n: int, scores: tuple, limit: float, first: int,

@@ -42,9 +42,10 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_pagerank_fused(
         const double* __restrict__ w, double alpha, double limit, int max_iter,
         long long n, const double* __restrict__ m0,
         const long long* __restrict__ long_rows, const long long* __restrict__ cptr,
-        const int* __restrict__ cslot, long long nlong, long long nchunks,
+        const int* __restrict__ cslot, const long long* __restrict__ sched,
         double* r_a, double* r_b, double* s_a, double* s_b, double* part,
         double* partials, unsigned int* barrier, double* result) {
+    const long long nlong = sched[0], nchunks = sched[1];
     double m = *m0, err = __longlong_as_double(0x7ff0000000000000LL);  /* +inf */
     int it = 0;
     double *r = r_a, *rn = r_b, *s = s_a, *sn = s_b;
@@ -73,3 +74,4 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_pagerank_fused(
         result[1] = err;
     }
 }
+

@@ -23,12 +23,14 @@
 #include "gb_pull_fused.cuh"
 
 /* one CSR's kernel arguments, names prefixed by p: its arrays, value flag and iso value,
-   then the schedule of its long rows; GB_PULL_OVER(p) passes them to gb_pull_rows */
+   then the schedule of its long rows (sched: its counts, gb_pull_fused.cuh);
+   GB_SCHEDULE(p) reads the counts, GB_PULL_OVER(p) passes the whole to gb_pull_rows */
 #define GB_CSR_ARGS(p)                                                                   \
     const ip_t* __restrict__ p##indptr, const ix_t* __restrict__ p##indices,             \
     const double* __restrict__ p##vals, int p##has_vals, double p##iso,                  \
     const long long* __restrict__ p##long_rows, const long long* __restrict__ p##cptr,   \
-    const int* __restrict__ p##cslot, long long p##nlong, long long p##nchunks
+    const int* __restrict__ p##cslot, const long long* __restrict__ p##sched
+#define GB_SCHEDULE(p) const long long p##nlong = p##sched[0], p##nchunks = p##sched[1]
 #define GB_PULL_OVER(p)                                                                  \
     p##indptr, p##indices, p##vals, p##has_vals, p##iso, n, p##long_rows, p##cptr,       \
     p##cslot, p##nlong, p##nchunks, part, barrier
@@ -119,6 +121,7 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_eigen_fused(
         GB_CSR_ARGS(), long long n, double limit, int k0, int k1, int check_after,
         double predicted, double* x, double* z, double* part,
         double* partials, unsigned int* barrier, double* errs, double* result) {
+    GB_SCHEDULE();
     gb_power_loop(k0, k1, limit, check_after, predicted, partials, barrier, errs, result,
                   [&](unsigned int& half) {
         double ss = 0.0;
@@ -138,6 +141,8 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
         GB_CSR_ARGS(t_), GB_CSR_ARGS(), long long n, double limit, int k0, int k1,
         int check_after, double predicted, double* h, double* a, double* z, double* part,
         double* partials, unsigned int* barrier, double* errs, double* result) {
+    GB_SCHEDULE(t_);
+    GB_SCHEDULE();
     gb_power_loop(k0, k1, limit, check_after, predicted, partials, barrier, errs, result,
                   [&](unsigned int& half) {
         double ss = 0.0;
@@ -161,6 +166,8 @@ extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_hits_fused(
 extern "C" __global__ void __launch_bounds__(256, GB_MINB) gb_gram_fused(
         GB_CSR_ARGS(t_), GB_CSR_ARGS(), long long n, const double* __restrict__ v, double* w,
         double* y, double* part, unsigned int* barrier) {
+    GB_SCHEDULE(t_);
+    GB_SCHEDULE();
     /* w = A v: hubs gather their out-neighbours' scores */
     gb_pull_rows(GB_PULL_OVER(), [&](long long j) { return v[j]; },
                  [&](long long i, double s) { w[i] = 1.0 * s; });
