@@ -213,8 +213,8 @@ def instantiations() -> Iterator[tuple[str, str, tuple[str, ...]]]:
                                               max(32, 4 * group)),
                ("gb_eigen_fused", "gb_hits_fused", "gb_gram_fused"))
     for ip in (np.int32, np.int64):
-        yield (f"fused schedule {np.dtype(ip).name}",
-               pagerank_loop.schedule_source(np.dtype(ip), 32), ("gb_schedule_fused",))
+        yield (f"row schedule {np.dtype(ip).name}", mxv.row_schedule_source(np.dtype(ip)),
+               ("gb_row_schedule",))
     for ip, ix, group in ((np.int32, np.int32, 2), (np.int64, np.int64, 16)):
         yield (f"sssp fused {np.dtype(ip).name} {np.dtype(ix).name} g{group}",
                paths_fused.sssp_fused_source(np.dtype(ip), np.dtype(ix), group),

@@ -14,6 +14,8 @@ import pytest
 
 # skips this module where CuPy or a CUDA device is missing
 from gpu_helpers import CLIP, USER, check_vec, cp, dense_result, dense_vec, sparse_frontier
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gblas.backends.registry import VecData, get_kernel
 from gblas.formats.csr import CSR
@@ -107,37 +109,73 @@ def test_pull_larger_graph_matches_scipy(knobs, rng):
     np.testing.assert_array_equal(cp.asnumpy(y.present), np.diff(S.indptr) > 0)
 
 
+def _host_schedule_equals(sched, indptr: np.ndarray, m: int) -> None:
+    """The device's :class:`PullSchedule` lists what ``_schedule_arrays`` computes with
+    NumPy from the row pointers, array for array and dtype for dtype."""
+    from gblas.backends.gpu import mxv as gmxv
+
+    want = gmxv._schedule_arrays(np, indptr, m, sched.mode, sched.smax, sched.chunk,
+                                 sched.block)
+    for field, w in zip(("blk", "long_rows", "cptr", "cslot"), want, strict=True):
+        got = getattr(sched, field)
+        assert (got is None) == (w is None), field
+        if w is not None:
+            assert got.dtype == w.dtype, field
+            np.testing.assert_array_equal(cp.asnumpy(got), w, err_msg=field)
+
+
 @pytest.mark.parametrize("knobs", [dict(mode="stream"), dict(mode="vector"),
                                    dict(mode="stream", block=32, smax=16, chunk=64),
                                    dict(mode="vector", group=4, chunk=32)])
 @pytest.mark.parametrize("n", [0, 1, 129, 3000])
-def test_pull_schedule_host_matches_device(knobs, n, rng, monkeypatch):
-    """The schedule computed on the host from the row pointers' copy (small matrices) is
-    the device's, array for array, and so is the product through it."""
+def test_pull_schedule_equals_the_hosts(knobs, n, rng):
+    """The schedule one launch computes on the device is the host's computation from
+    the row pointers, and the product through it is SciPy's."""
+    import scipy.sparse as sp
+
     from gblas.backends.gpu import mxv as gmxv
 
     deg = np.minimum((rng.pareto(1.0, n) * 3).astype(np.int64), 900)
     rows = np.repeat(np.arange(n), deg)
     nc = max(n, 1)
     key = np.unique(rows * nc + rng.integers(0, nc, rows.size))
-    A = CSR.from_coo(key // nc, key % nc, rng.random(key.size), (n, nc)).to_device("gpu")
-    host = gmxv.pull_schedule(A, **knobs)
-    monkeypatch.setattr(gmxv, "HOST_SCHEDULE_ROWS", -1)
-    B = CSR(A.shape, A.indptr, A.indices, A.values, A.dtype, None, "gpu")  # not cached
-    device = gmxv.pull_schedule(B, **knobs)
-    for field in ("blk", "long_rows", "cptr", "cslot"):
-        h, d = getattr(host, field), getattr(device, field)
-        assert (h is None) == (d is None), field
-        if h is not None:
-            assert h.dtype == d.dtype, field
-            np.testing.assert_array_equal(cp.asnumpy(h), cp.asnumpy(d), err_msg=field)
-    x = rng.random(A.shape[1])
+    vals = rng.random(key.size)
+    A = CSR.from_coo(key // nc, key % nc, vals, (n, nc)).to_device("gpu")
+    sched = gmxv.pull_schedule(A, **knobs)
+    _host_schedule_equals(sched, cp.asnumpy(A.indptr), n)
+    x = rng.random(nc)
     sr = builtin.SEMIRINGS["plus_times"]
-    f = get_kernel("mxv", "csr", "gpu", "pull")
-    ya = f(A, dense_vec(x), None, sr, sr.types(A.dtype, x.dtype), **knobs)
-    yb = f(B, dense_vec(x), None, sr, sr.types(A.dtype, x.dtype), **knobs)
-    np.testing.assert_array_equal(cp.asnumpy(ya.values)[cp.asnumpy(ya.present)],
-                                  cp.asnumpy(yb.values)[cp.asnumpy(yb.present)])
+    y = get_kernel("mxv", "csr", "gpu", "pull")(A, dense_vec(x), None, sr,
+                                                 sr.types(A.dtype, x.dtype), **knobs)
+    S = sp.csr_array((vals, (key // nc, key % nc)), shape=(n, nc))
+    present = cp.asnumpy(y.present)
+    np.testing.assert_array_equal(present, np.diff(S.indptr) > 0)
+    np.testing.assert_allclose(cp.asnumpy(y.values)[present], (S @ x)[present], rtol=1e-12)
+
+
+@settings(max_examples=25, deadline=None)
+@given(n=st.integers(1, 80_000), seed=st.integers(0, 2**32 - 1),
+       long_share=st.floats(0, 0.05),
+       mode=st.sampled_from(["stream", "vector"]), block=st.sampled_from([None, 32, 200]),
+       wide=st.booleans())
+def test_pull_schedule_of_many_blocks_equals_the_hosts(n, seed, long_share, mode, block,
+                                                       wide):
+    """Row pointers over many thread blocks of the schedule's grid (each placing its rows
+    after the counts of those before it): row blocks cut by windows of entries, by long
+    rows and every 128 rows, long rows of many chunks, empty rows."""
+    from gblas.backends.gpu import mxv as gmxv
+
+    r = np.random.default_rng(seed)
+    deg = r.integers(0, 12, n)
+    hub = r.random(n) < long_share
+    deg[hub] = r.integers(60, 3000, int(hub.sum()))
+    ip = np.concatenate([[0], np.cumsum(deg)]).astype(np.int64 if wide else np.int32)
+    nnz = int(ip[-1])
+    A = CSR((n, n), cp.asarray(ip), cp.zeros(nnz, dtype=np.int32), None, np.dtype(np.bool_),
+            True, "gpu")
+    knobs = dict(mode=mode) if mode == "vector" or block is None else \
+        dict(mode=mode, block=block, smax=24, chunk=128)
+    _host_schedule_equals(gmxv.pull_schedule(A, **knobs), ip, n)
 
 
 SMEM_CASES = [("plus_times", "float32"), ("plus_times", "float64"), ("min_plus", "int64"),

@@ -17,9 +17,12 @@ from .folds import fold_start
 __all__ = ["allow_dynamic_smem", "blocks", "bool_array", "bool_or_none", "compress",
            "densify", "dense_x", "dummy", "empty_result", "frontier_degrees",
            "frontier_offsets", "l2_bytes", "max_block_smem", "or_dummy", "push_accumulator",
-           "sm_count", "sm_regs"]
+           "resident_blocks", "sm_count", "sm_regs", "MAX_BLOCKS_PER_SM"]
 
 _DUMMIES: dict[np.dtype, Any] = {}
+#: Most blocks per multiprocessor of a grid whose blocks wait for each other (their
+#: warps hide the gathers' latency).
+MAX_BLOCKS_PER_SM = 4
 
 
 def dummy(dtype: Any = np.bool_) -> Any:
@@ -58,6 +61,29 @@ def _attribute(name: str, default: int) -> int:
 def sm_count() -> int:
     """Number of multiprocessors of the current device."""
     return _attribute("MultiProcessorCount", 1)
+
+
+def resident_blocks(fn: Any, block: int = 256) -> int:
+    """Blocks of ``block`` threads of ``fn`` one multiprocessor holds at once (the
+    driver's occupancy, at most :data:`MAX_BLOCKS_PER_SM`; 1 where it cannot be asked:
+    a kernel that launches always has room for one), for a grid whose blocks wait for
+    each other.
+
+    Examples
+    --------
+    >>> from gblas.backends.gpu import codegen  # doctest: +SKIP
+    >>> fn = codegen.get_function(codegen.source("row_schedule.cu",
+    ...     names=dict(ip_t=np.int64)), "gb_row_schedule")  # doctest: +SKIP
+    >>> 1 <= resident_blocks(fn) <= MAX_BLOCKS_PER_SM  # doctest: +SKIP
+    True
+    """
+    try:
+        from cupy.cuda import driver
+
+        got = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, block, 0))
+    except Exception:  # an older CuPy or another driver API: the safe grid
+        return 1
+    return max(1, min(got, MAX_BLOCKS_PER_SM))
 
 
 def max_block_smem() -> int:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import cupy as cp
 import numpy as np
@@ -44,6 +44,7 @@ from ..rowcount import row_counts
 from . import codegen
 from .folds import scatter_plan
 from .launch import (
+    MAX_BLOCKS_PER_SM,
     allow_dynamic_smem,
     blocks,
     bool_or_none,
@@ -54,6 +55,7 @@ from .launch import (
     max_block_smem,
     or_dummy,
     push_accumulator,
+    resident_blocks,
     sm_count,
 )
 
@@ -164,10 +166,6 @@ DEFAULT_CHUNK = 1024
 #: (as fast as "vector" or faster on large graphs; provisional, see
 #: ``benchmarks/results/history_gpu.md``).
 STREAM_MIN_NNZ = 1 << 20
-#: Matrices of at most this many rows have their pull schedule computed on the host from
-#: a copy of the row pointers (one copy each way instead of a dozen launches and three
-#: waits).
-HOST_SCHEDULE_ROWS = 1 << 14
 #: Default target entries per row block and longest short row (stream mode).
 DEFAULT_BLOCK = 256
 DEFAULT_STREAM_SMAX = 64
@@ -240,35 +238,82 @@ def pull_schedule(A: Any, group: int | None = None, chunk: int = DEFAULT_CHUNK,
     if key in per:
         per[given] = per[key]
         return per[key]
-    blk, long_rows, cptr, cslot = host_or_device_schedule(A.indptr, A.shape[0], mode, smax,
-                                                          int(chunk), block)
+    blk, long_rows, cptr, cslot = device_schedule(A.indptr, A.shape[0], nnz, mode, smax,
+                                                  int(chunk), block)
     sched = PullSchedule(mode, g, smax, int(chunk), block, blk, long_rows, cptr, cslot)
     per[key] = per[given] = sched
     return sched
 
 
-def host_or_device_schedule(indptr: Any, m: int, mode: str, smax: int, chunk: int,
-                            block: int) -> tuple:
-    """``(blk, long_rows, cptr, cslot)`` of the rows with these (device) row pointers: rows
+def device_schedule(indptr: Any, m: int, nnz: int, mode: str, smax: int, chunk: int,
+                    block: int) -> tuple:
+    """``(blk, long_rows, cptr, cslot)`` of the ``m`` rows (``nnz`` entries) with these
+    (device) row pointers: rows
     of more than ``smax`` entries cut into chunks of ``chunk``, and in ``"stream"`` mode
-    the row blocks of ``block`` entries (:class:`PullSchedule`); computed on the host
-    from a copy of them up to :data:`HOST_SCHEDULE_ROWS` rows.
+    the row blocks of ``block`` entries (:class:`PullSchedule`), as :func:`_schedule_arrays`
+    computes them, in one launch (:func:`queue_row_schedule`) and one read of its three
+    counts.
 
     Examples
     --------
     >>> ip = cp.array([0, 2, 40, 41])  # doctest: +SKIP
-    >>> _, long_rows, cptr, cslot = host_or_device_schedule(ip, 3, "vector", 32, 16,
-    ...                                                     0)  # doctest: +SKIP
+    >>> _, long_rows, cptr, cslot = device_schedule(ip, 3, 41, "vector", 32, 16,
+    ...                                             0)  # doctest: +SKIP
     >>> long_rows.tolist(), cptr.tolist(), cslot.tolist()  # doctest: +SKIP
     ([1], [0, 3], [0, 0, 0])
     """
-    if m <= HOST_SCHEDULE_ROWS:
-        # a few dozen microseconds of NumPy on the row pointers' copy, against a dozen
-        # CuPy launches and three waits on the device
-        ip = _pinned(m + 1, indptr.dtype)
-        indptr.get(out=ip)
-        return _on_device(*_schedule_arrays(np, ip, m, mode, smax, chunk, block))
-    return _schedule_arrays(cp, indptr, m, mode, smax, chunk, block)
+    bufs = queue_row_schedule(indptr, m, nnz, smax, chunk, block if mode == "stream" else 0)
+    nlong, nchunks, nblk = (int(v) for v in bufs.counts[:3].get())
+    # (no row blocks without rows, as the host lists them)
+    return (bufs.blk[:nblk] if bufs.blk is not None and m else None, bufs.long_rows[:nlong],
+            bufs.cptr[:nlong + 1], bufs.cslot[:nchunks])
+
+
+class RowSchedule(NamedTuple):
+    """Buffers that :func:`queue_row_schedule` fills: ``counts[0:3]`` are the numbers of
+    long rows, chunks and row blocks (the arrays' leading parts that hold them)."""
+
+    blk: Any
+    long_rows: Any
+    cptr: Any
+    cslot: Any
+    counts: Any
+
+
+@functools.lru_cache(maxsize=8)
+def row_schedule_source(ip: Any) -> str:
+    """CUDA source of ``gb_row_schedule`` for row pointers of dtype ``ip``."""
+    return codegen.source("row_schedule.cu", names=dict(ip_t=np.dtype(ip)))
+
+
+def queue_row_schedule(indptr: Any, m: int, nnz: int, smax: int, chunk: int,
+                       block: int) -> RowSchedule:
+    """Queue ``gb_row_schedule`` (``cuda/row_schedule.cu``: one launch whose blocks count
+    their rows, wait for each other and place them) over the ``m`` rows of these row
+    pointers (``nnz`` entries), into new buffers sized for the most long rows, chunks
+    and row blocks (``block`` > 0) the entries allow; nothing is read back.
+
+    Examples
+    --------
+    >>> s = queue_row_schedule(cp.array([0, 2, 40, 41]), 3, 41, 32, 16, 0)  # doctest: +SKIP
+    >>> s.counts[:3].tolist()  # doctest: +SKIP
+    [1, 3, 0]
+    """
+    most_long = min(m, nnz // (smax + 1))
+    bufs = RowSchedule(
+        cp.empty(max(m, 1), dtype=np.int64) if block else None,
+        cp.empty(max(most_long, 1), dtype=np.int64),
+        cp.empty(most_long + 1, dtype=np.int64),
+        # each long row adds at most one partial chunk to its entries' whole ones
+        cp.empty(max(nnz // chunk + most_long, 1), dtype=np.int32),
+        cp.empty(4 + 3 * sm_count() * MAX_BLOCKS_PER_SM, dtype=np.int64))
+    fn = codegen.get_function(row_schedule_source(indptr.dtype), "gb_row_schedule")
+    nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-m // 256)))
+    fn((nblocks,), (256,), (indptr, np.int64(m), np.int64(smax), np.int64(chunk),
+                            np.int64(block), np.int64(MAX_BLOCK_ROWS),
+                            or_dummy(bufs.blk, np.int64), bufs.long_rows, bufs.cptr,
+                            bufs.cslot, bufs.counts, cp.zeros(2, dtype=np.uint32)))
+    return bufs
 
 
 def _schedule_arrays(xp: Any, indptr: Any, m: int, mode: str, smax: int, chunk: int,
@@ -296,34 +341,6 @@ def _schedule_arrays(xp: Any, indptr: Any, m: int, mode: str, smax: int, chunk: 
         brk[::MAX_BLOCK_ROWS] = True
         blk = xp.flatnonzero(brk).astype(np.int64)
     return blk, long_rows, cptr, cslot.astype(np.int32)
-
-
-def _pinned(size: int, dtype: Any) -> np.ndarray:
-    """A host array in page-locked memory (a copy to or from the device several times
-    a pageable one's speed)."""
-    dtype = np.dtype(dtype)
-    mem = cp.cuda.alloc_pinned_memory(max(size, 1) * dtype.itemsize)
-    return np.frombuffer(mem, dtype, size)
-
-
-def _on_device(blk: Any, long_rows: Any, cptr: Any, cslot: Any) -> tuple:
-    """The host schedule's arrays on the device, in one copy (views of one buffer)."""
-    parts = [a for a in (blk, long_rows, cptr) if a is not None]
-    parts.append(cslot.view(np.int64) if cslot.size % 2 == 0
-                 else np.append(cslot, np.int32(0)).view(np.int64))
-    packed = _pinned(sum(a.size for a in parts), np.int64)
-    np.concatenate(parts, out=packed)
-    dev = cp.empty(packed.size, dtype=np.int64)
-    dev.set(packed)
-    out, at = [], 0
-    for a in (blk, long_rows, cptr):
-        if a is None:
-            out.append(None)
-            continue
-        out.append(dev[at:at + a.size])
-        at += a.size
-    out.append(dev[at:].view(np.int32)[:cslot.size])
-    return tuple(out)
 
 
 @register("mxv", "csr", "gpu", "pull")

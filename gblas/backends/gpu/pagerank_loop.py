@@ -23,16 +23,14 @@ import numpy as np
 
 from ..registry import register
 from . import codegen, reductions
-from .launch import dummy, sm_count
-from .mxv import default_group
+from .launch import MAX_BLOCKS_PER_SM, dummy, resident_blocks, sm_count
+from .mxv import default_group, queue_row_schedule
 
-__all__ = ["FusedSchedule", "fused_grid", "fused_schedule", "pagerank_fused", "schedule_source",
-           "pagerank_fused_source", "resident_blocks"]
+__all__ = ["FusedSchedule", "fused_grid", "fused_schedule", "pagerank_fused",
+           "pagerank_fused_source"]
 
 #: Threads per block.
 _BLOCK = 256
-#: Most blocks per multiprocessor (their warps hide the gathers' latency).
-MAX_BLOCKS_PER_SM = 4
 #: Entries of a long row summed by one warp per iteration.
 _CHUNK = 256
 
@@ -51,38 +49,15 @@ def pagerank_fused_source(ip: Any, ix: Any, group: int, smax: int) -> str:
                                      GB_MINB=MAX_BLOCKS_PER_SM))
 
 
-def resident_blocks(fn: Any, block: int = _BLOCK) -> int:
-    """Blocks of ``block`` threads of ``fn`` one multiprocessor holds at once (the
-    driver's occupancy, at most :data:`MAX_BLOCKS_PER_SM`; 1 where it cannot be asked:
-    a kernel that launches always has room for one), for a grid whose blocks wait for
-    each other.
-
-    Examples
-    --------
-    >>> fn = codegen.get_function(pagerank_fused_source(np.dtype(np.int32),
-    ...     np.dtype(np.int32), 4, 32), "gb_pagerank_fused")  # doctest: +SKIP
-    >>> 1 <= resident_blocks(fn) <= MAX_BLOCKS_PER_SM  # doctest: +SKIP
-    True
-    """
-    try:
-        from cupy.cuda import driver
-
-        got = int(driver.occupancyMaxActiveBlocksPerMultiprocessor(fn.kernel.ptr, block, 0))
-    except Exception:  # an older CuPy or another driver API: the safe grid
-        return 1
-    return max(1, min(got, MAX_BLOCKS_PER_SM))
-
-
 class FusedSchedule:
     """The long rows' schedule of one CSR for the one-launch kernels: short rows take
     ``group`` lanes each, rows of more than ``smax`` entries are cut into chunks of
     :data:`_CHUNK` entries (``long_rows``, ``cptr``, ``cslot`` as
-    :func:`~gblas.backends.gpu.mxv.host_or_device_schedule` lists them in "vector" mode).
+    :func:`~gblas.backends.gpu.mxv.device_schedule` lists them in "vector" mode).
 
-    The buffers are sized for the most long rows and chunks the entries allow and are
-    filled by one launch (``cuda/fused_schedule.cu``) queued before the first kernel
-    that reads them, so a fresh matrix's call never waits on the device for its
-    schedule; ``sched[0:2]`` holds the counts, which the kernels read.
+    Its launch (:func:`~gblas.backends.gpu.mxv.queue_row_schedule`) is queued before the
+    first kernel that reads it, which takes the counts from the device: a fresh
+    matrix's call never waits on the device for its schedule.
 
     Examples
     --------
@@ -92,57 +67,39 @@ class FusedSchedule:
     [[2], [0, 2], [0, 0]]
     """
 
-    __slots__ = ("group", "smax", "long_rows", "cptr", "cslot", "sched", "queued",
-                 "indptr", "n", "__weakref__")
+    __slots__ = ("group", "smax", "max_chunks", "bufs", "indptr", "n", "nnz", "__weakref__")
 
     def __init__(self, indptr: Any, n: int, nnz: int) -> None:
         # half the product's lanes per short row: more rows in flight per warp for the
         # gathers from the L2 (Kronecker 20 on an H100: 4.3 against 4.7 ms a call)
         self.group = max(2, default_group(n, nnz) // 2)
         self.smax = max(32, 4 * self.group)
-        most_long = min(n, nnz // (self.smax + 1))
-        self.long_rows = cp.empty(max(most_long, 1), dtype=np.int64)
-        self.cptr = cp.empty(most_long + 1, dtype=np.int64)
-        # each long row adds at most one partial chunk to its entries' whole ones
-        self.cslot = cp.empty(max(nnz // _CHUNK + most_long, 1), dtype=np.int32)
-        self.sched = cp.empty(4 + 2 * sm_count() * MAX_BLOCKS_PER_SM, dtype=np.int64)
-        self.queued = False
-        self.indptr, self.n = weakref.ref(indptr), n
+        # the chunk buffer: each long row adds at most one partial chunk to its
+        # entries' whole ones
+        self.max_chunks = max(nnz // _CHUNK + min(n, nnz // (self.smax + 1)), 1)
+        self.bufs = None
+        self.indptr, self.n, self.nnz = weakref.ref(indptr), n, nnz
 
     def args(self) -> tuple:
-        """The kernels' arguments ``(long_rows, cptr, cslot, sched)``, the schedule's
-        launch queued first if none has been (on the current stream, as theirs)."""
-        if not self.queued:
+        """The kernels' arguments ``(long_rows, cptr, cslot, counts)``, the schedule's
+        launch queued first if it has not been (on the current stream, as theirs)."""
+        if self.bufs is None:
             indptr = self.indptr()
             if indptr is None:
                 raise RuntimeError("FusedSchedule: its row pointers no longer exist")
-            fn = codegen.get_function(schedule_source(indptr.dtype, self.smax),
-                                      "gb_schedule_fused")
-            nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-self.n // _BLOCK)))
-            fn((nblocks,), (_BLOCK,), (indptr, np.int64(self.n), self.long_rows, self.cptr,
-                                       self.cslot, self.sched, cp.zeros(2, dtype=np.uint32)))
-            self.queued = True
-        return self.long_rows, self.cptr, self.cslot, self.sched
+            self.bufs = queue_row_schedule(indptr, self.n, self.nnz, self.smax, _CHUNK, 0)
+        return self.bufs.long_rows, self.bufs.cptr, self.bufs.cslot, self.bufs.counts
 
     @property
-    def max_chunks(self) -> int:
-        """The chunk buffer's length: the most chunks the schedule can hold."""
-        return int(self.cslot.size)
+    def queued(self) -> bool:
+        """Whether the schedule's launch has been queued."""
+        return self.bufs is not None
 
     def arrays(self) -> tuple:
         """``(long_rows, cptr, cslot)`` as NumPy arrays: for inspection and tests."""
-        self.args()
-        nlong, nchunks = (int(v) for v in self.sched[:2].get())
-        return (self.long_rows[:nlong].get(), self.cptr[:nlong + 1].get(),
-                self.cslot[:nchunks].get())
-
-
-@functools.lru_cache(maxsize=16)
-def schedule_source(ip: Any, smax: int) -> str:
-    """CUDA source of ``gb_schedule_fused`` for row pointers of dtype ``ip`` and rows of
-    more than ``smax`` entries cut into chunks."""
-    return codegen.source("fused_schedule.cu", names=dict(ip_t=ip, ix_t=np.dtype(np.int32)),
-                          flags=dict(GB_G=2, GB_SMAX=int(smax), GB_CHUNK=_CHUNK))
+        long_rows, cptr, cslot, counts = self.args()
+        nlong, nchunks = (int(v) for v in counts[:2].get())
+        return long_rows[:nlong].get(), cptr[:nlong + 1].get(), cslot[:nchunks].get()
 
 
 def fused_schedule(indptr: Any, n: int, nnz: int) -> FusedSchedule:

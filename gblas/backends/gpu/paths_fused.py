@@ -20,9 +20,8 @@ import numpy as np
 
 from ..registry import register
 from . import codegen
-from .launch import dummy, sm_count
+from .launch import dummy, resident_blocks, sm_count
 from .mxv import default_group
-from .pagerank_loop import resident_blocks
 
 __all__ = ["sssp_fused", "sssp_fused_source"]
 

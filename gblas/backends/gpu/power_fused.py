@@ -24,8 +24,8 @@ import numpy as np
 from ..registry import register
 from ..vector_checks import check_lengths
 from . import codegen
-from .launch import dummy
-from .pagerank_loop import MAX_BLOCKS_PER_SM, fused_grid, fused_schedule
+from .launch import MAX_BLOCKS_PER_SM, dummy
+from .pagerank_loop import fused_grid, fused_schedule
 
 __all__ = ["eigenvector_fused", "gram_fused", "hits_fused", "power_fused_source"]
 

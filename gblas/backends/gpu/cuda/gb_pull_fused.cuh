@@ -12,112 +12,14 @@
    must be read through the L2, __ldcg); finish(i, y) is called once per row, by one
    thread.  Every thread of the grid must call it (the shuffles and the barrier).
 
-   The long rows' schedule comes from gb_fused_schedule (cuda/fused_schedule.cu: one
-   launch queued before the first iteration over these row pointers, so a fresh
-   matrix's call never waits on the device for it); sched[0], sched[1] hold its counts. */
+   The long rows' schedule comes from cuda/row_schedule.cu (one launch queued before
+   the first iteration over these row pointers, so a fresh matrix's call never waits on
+   the device for it); sched[0], sched[1] hold its counts (nlong, nchunks). */
 #ifndef GB_PULL_FUSED_CUH
 #define GB_PULL_FUSED_CUH
 
 #include "gb_grid.cuh"
 #include "gb_sums.cuh"
-
-/* Exclusive prefix sums of (a, b) over the block's threads in thread order (blockDim.x a
-   multiple of 32); (ta, tb) receive the block's totals. */
-__device__ __forceinline__ void gb_block_scan2(long long& a, long long& b, long long& ta,
-                                               long long& tb) {
-    __shared__ long long wa[32], wb[32];
-    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    long long ia = a, ib = b;
-    for (int o = 1; o < 32; o <<= 1) {
-        const long long ua = __shfl_up_sync(0xffffffffu, ia, o);
-        const long long ub = __shfl_up_sync(0xffffffffu, ib, o);
-        if (lane >= o) { ia += ua; ib += ub; }
-    }
-    if (lane == 31) { wa[warp] = ia; wb[warp] = ib; }
-    __syncthreads();
-    long long pa = 0, pb = 0;
-    ta = 0;
-    tb = 0;
-    for (int w = 0; w < (int)(blockDim.x >> 5); ++w) {
-        if (w < warp) { pa += wa[w]; pb += wb[w]; }
-        ta += wa[w];
-        tb += wb[w];
-    }
-    __syncthreads();
-    a = pa + ia - a;
-    b = pb + ib - b;
-}
-
-/* Row i's part of the schedule: whether it is long (more than GB_SMAX entries) and its
-   chunks of GB_CHUNK entries. */
-__device__ __forceinline__ void gb_long_row(const ip_t* __restrict__ indptr, long long i,
-                                            long long& is_long, long long& chunks) {
-    const long long d = (long long)indptr[i + 1] - (long long)indptr[i];
-    is_long = d > GB_SMAX;
-    chunks = is_long ? (d + GB_CHUNK - 1) / GB_CHUNK : 0;
-}
-
-/* The long rows' schedule of the CSR's n rows, as the host computes it
-   (gblas.backends.gpu.mxv.host_or_device_schedule, "vector" mode): long_rows[s] the s-th
-   long row in row order, cptr[s] its first chunk (cptr[nlong] = nchunks), cslot[c] the
-   long row of chunk c, and sched[0], sched[1] = (nlong, nchunks).  Each block counts
-   its share of the rows, waits for the others, and places its long rows after the
-   counts of the blocks before it (sched[4 ..] holds the 2 gridDim.x counts).  Every
-   thread of a grid whose blocks are all resident calls it. */
-__device__ __forceinline__ void gb_fused_schedule(
-        const ip_t* __restrict__ indptr, long long n, long long* long_rows, long long* cptr,
-        int* cslot, long long* sched, unsigned int* barrier) {
-    long long* counts = sched + 4;
-    const long long per = (n + gridDim.x - 1) / gridDim.x;
-    const long long lo = min(n, (long long)blockIdx.x * per), hi = min(n, lo + per);
-    /* this block's long rows and chunks */
-    long long cl = 0, cc = 0, f, c;
-    for (long long i = lo + threadIdx.x; i < hi; i += blockDim.x) {
-        gb_long_row(indptr, i, f, c);
-        cl += f;
-        cc += c;
-    }
-    long long bl, bc;
-    gb_block_scan2(cl, cc, bl, bc);
-    if (threadIdx.x == 0) {
-        counts[2 * blockIdx.x] = bl;
-        counts[2 * blockIdx.x + 1] = bc;
-    }
-    gb_grid_barrier(barrier, barrier + 1);
-    /* the counts of the blocks before this one, and the grid's */
-    long long pl = 0, pc = 0, al = 0, ac = 0;
-    for (unsigned int q = threadIdx.x; q < gridDim.x; q += blockDim.x) {
-        const long long ql = __ldcg(counts + 2 * q), qc = __ldcg(counts + 2 * q + 1);
-        if (q < blockIdx.x) { pl += ql; pc += qc; }
-        al += ql;
-        ac += qc;
-    }
-    long long nlong, nchunks;
-    gb_block_scan2(pl, pc, bl, bc);
-    gb_block_scan2(al, ac, nlong, nchunks);
-    /* place this block's long rows and their chunks, a tile of rows at a time */
-    for (long long t = lo; t < hi; t += blockDim.x) {
-        const long long i = t + threadIdx.x;
-        long long is_long = 0, chunks = 0, sl, sc;
-        if (i < hi) gb_long_row(indptr, i, is_long, chunks);
-        f = is_long;
-        c = chunks;
-        gb_block_scan2(f, c, sl, sc);  /* f, c: the row's places within the tile */
-        if (is_long) {
-            const long long s = bl + f, c0 = bc + c;
-            long_rows[s] = i;
-            cptr[s] = c0;
-            for (long long k = 0; k < chunks; ++k) cslot[c0 + k] = (int)s;
-        }
-        bl += sl;
-        bc += sc;
-    }
-    if (blockIdx.x == 0 && threadIdx.x == 0) {
-        cptr[nlong] = nchunks;
-        sched[0] = nlong;
-        sched[1] = nchunks;
-    }
-}
 
 template <class Gather, class Finish>
 __device__ __forceinline__ void gb_pull_rows(
