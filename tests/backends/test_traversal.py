@@ -156,6 +156,45 @@ def test_breadth_first_order_is_scipys(n, m, seed, directed):
     np.testing.assert_array_equal(loop_p, want_p)
 
 
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 60), m=st.integers(0, 300), seed=st.integers(0, 2**32 - 1),
+       directed=st.booleans(), from_vertices=st.sampled_from([0, 1 << 15]))
+def test_queue_order_reading_ahead_is_scipys(n, m, seed, directed, from_vertices):
+    """The queue search that asks for the rows further in its queue (every graph when
+    the threshold is 0: queues shorter than the distance, empty last rows) keeps
+    SciPy's order and predecessors; so does a road-like graph above the threshold."""
+    import scipy.sparse as sp
+    import scipy.sparse.csgraph as csg
+
+    from gblas import csgraph
+    from gblas.backends.cpu import traversal
+
+    rng = np.random.default_rng(seed)
+    if from_vertices:  # a 200 x 200 grid with random shortcuts, ids shuffled
+        side = 200
+        path = sp.diags_array([1.0, 1.0], offsets=[-1, 1], shape=(side, side))
+        grid = sp.kronsum(path, path)
+        extra = sp.coo_array((np.ones(m), (rng.integers(0, side * side, m),
+                                           rng.integers(0, side * side, m))),
+                             shape=grid.shape)
+        perm = rng.permutation(side * side)
+        S = sp.csr_array((grid + extra).tocsr()[perm][:, perm])
+        n = side * side
+    else:
+        S = uniform_digraph(rng, n, m)
+    S.sum_duplicates()
+    s = int(rng.integers(0, n))
+    want_o, want_p = csg.breadth_first_order(S, s, directed=directed)
+    kept = traversal.QUEUE_AHEAD_MIN_VERTICES
+    traversal.QUEUE_AHEAD_MIN_VERTICES = from_vertices
+    try:
+        got_o, got_p = csgraph.breadth_first_order(S, s, directed=directed)
+    finally:
+        traversal.QUEUE_AHEAD_MIN_VERTICES = kept
+    np.testing.assert_array_equal(got_o, want_o)
+    np.testing.assert_array_equal(got_p, want_p)
+
+
 def _least_parents(S, level):
     """Each reached vertex's least in-neighbour on the previous level (the source its
     own), -1 where unreached: the ``min.second`` rule, from the edge list."""
