@@ -264,9 +264,12 @@ def device_schedule(indptr: Any, m: int, nnz: int, mode: str, smax: int, chunk: 
     """
     bufs = queue_row_schedule(indptr, m, nnz, smax, chunk, block if mode == "stream" else 0)
     nlong, nchunks, nblk = (int(v) for v in bufs.counts[:3].get())
-    # (no row blocks without rows, as the host lists them)
-    return (bufs.blk[:nblk] if bufs.blk is not None and m else None, bufs.long_rows[:nlong],
-            bufs.cptr[:nlong + 1], bufs.cslot[:nchunks])
+    # copies of the parts that hold them: the buffers, sized for the most the entries
+    # allow (a row block per row), are dropped (no row blocks without rows, as the host
+    # lists them)
+    return (bufs.blk[:nblk].copy() if bufs.blk is not None and m else None,
+            bufs.long_rows[:nlong].copy(), bufs.cptr[:nlong + 1].copy(),
+            bufs.cslot[:nchunks].copy())
 
 
 class RowSchedule(NamedTuple):
