@@ -237,11 +237,11 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     over ``A + I``, as NetworkX iterates it.
 
     On a GPU Matrix of up to 2^24 entries the iteration runs in one kernel launch
-    (``gb.explain(gb.algorithms.eigenvector_centrality, A)`` shows which route).  On a
-    matrix known to be symmetric (:attr:`gblas.Matrix.known_symmetric`: an
-    undirected graph) whose iteration would be slow (close leading eigenvalues: meshes,
-    road networks), it continues with Lanczos cycles from its last iterate, to the same
-    rule and within the same ``max_iter`` (see :func:`hits`).
+    (``gb.explain(gb.algorithms.eigenvector_centrality, A)`` shows which route).  Where
+    the iteration would be slow (close leading eigenvalues: meshes, road networks) and
+    ``A`` is symmetric (:attr:`gblas.Matrix.known_symmetric`, or found so then: one
+    comparison of ``A`` with ``A'``), it continues with Lanczos cycles from its last
+    iterate, to the same rule and within the same ``max_iter`` (see :func:`hits`).
 
     Parameters
     ----------
@@ -256,7 +256,8 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
         Starting scores (scaled to sum 1); default all ones.
     krylov : bool, default True
         Allow the Lanczos cycles (False: NetworkX's iterates only, as its own call,
-        which stops at ``max_iter`` where they are slow).
+        which stops at ``max_iter`` where they are slow).  A matrix that is not
+        symmetric keeps the power iteration.
 
     Returns
     -------
@@ -294,7 +295,7 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
     if n == 0:
         return x
     xp = xp_for(dev)
-    symmetric = krylov and A.known_symmetric
+    symmetric = _Symmetric(A) if krylov else None
     # x_0 = x / sum(x)
     x0 = _scores(x, xp) / total
     plan = _eigen_plan(A)
@@ -319,11 +320,26 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
         if err < tol:
             return vecs[k % 2]
         errs.append(err)
-        if symmetric and _slow(errs, tol):
+        if symmetric is not None and _slow(errs, tol) and symmetric():
             # close leading eigenvalues: Lanczos cycles on A + I from x_k
             return _eigen_krylov(A, xp.array(bufs[k % 2]), tol, max_iter - k, call,
                                  max_iter, dev)
     raise _failed(call, max_iter, err, tol, vecs[max_iter % 2])
+
+
+class _Symmetric:
+    """Whether ``A`` (values included) equals ``A'``: :attr:`~gblas.Matrix.known_symmetric`,
+    else one comparison of ``A`` with ``A'``, made on the first call (when the power
+    iteration turns out slow) and kept."""
+
+    def __init__(self, A) -> None:
+        self.A, self.verdict = A, (True if A.known_symmetric else None)
+
+    def __call__(self) -> bool:
+        if self.verdict is None:
+            A = self.A
+            self.verdict = bool(A.isequal(A.T, values=A.dtype != np.bool_))
+        return self.verdict
 
 
 def _eigen_plan(A, tol: float = 1e-6, max_iter: int = 100, start=None, *,
@@ -338,16 +354,24 @@ def _eigen_plan(A, tol: float = 1e-6, max_iter: int = 100, start=None, *,
 eigenvector_centrality.__gblas_plan__ = _eigen_plan
 
 
-def _eigen_fused(A, plan, x, tol: float, max_iter: int, symmetric: bool, call: str):
+def _eigen_fused(A, plan, x, tol: float, max_iter: int, symmetric, call: str):
     """Eigenvector centrality in one launch per run of iterations (see
     :func:`~gblas.planner.algorithms.plan_eigenvector`), from ``x`` (``x_0``, rewritten),
-    with the loop's Lanczos continuation."""
+    with the loop's Lanczos continuation where ``symmetric`` (a :class:`_Symmetric`, or
+    None: never) holds once the iteration is found slow."""
     from ..core import executor
 
     dev, run = A.device, executor.kernel(plan)
     AT = _pull_operands(A.csr(transposed=True), A.dtype)
+    xp = xp_for(dev)
     k, err, slow = _fused_run(lambda *steps: run(AT, x, tol, *steps), max_iter, tol,
-                              symmetric, xp_for(dev))
+                              symmetric is not None, xp)
+    if slow and not symmetric():
+        # slow, but no Lanczos for a matrix that is not symmetric: the power iteration
+        # goes on from iteration k, the rate no longer checked
+        slow = False
+        if k < max_iter:
+            k, err, _ = run(AT, x, tol, k, max_iter, xp.empty(max(max_iter, 1)), 0, 0.0)
     if err < tol:
         return _wrap(x, dev)
     if slow:

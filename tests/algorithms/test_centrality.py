@@ -177,10 +177,12 @@ def test_hits_tol_zero_keeps_the_power_iteration():
         gb.algorithms.hits(gb.Matrix.from_scipy(S), tol=0, max_iter=60)
 
 
-def test_eigenvector_on_a_known_symmetric_mesh_takes_lanczos_cycles(device, monkeypatch):
-    """An undirected mesh (known symmetric): the power iteration's rate predicts hundreds
-    of iterations, so it continues with Lanczos cycles on A + I, to eigsh's vector; not
-    known symmetric, or with krylov=False, it stays NetworkX's iteration."""
+def test_eigenvector_on_a_symmetric_mesh_takes_lanczos_cycles(device, monkeypatch):
+    """An undirected mesh: the power iteration's rate predicts hundreds of iterations,
+    so it continues with Lanczos cycles on A + I, to eigsh's vector, whether the Matrix
+    is known symmetric or found so when the iteration turns out slow; with weights that
+    differ between the two directions, or with krylov=False, it stays NetworkX's
+    iteration (and stops at max_iter)."""
     import scipy.sparse.linalg as sla
 
     from gblas.algorithms import centrality
@@ -190,17 +192,22 @@ def test_eigenvector_on_a_known_symmetric_mesh_takes_lanczos_cycles(device, monk
     real = centrality._eigen_krylov
     monkeypatch.setattr(centrality, "_eigen_krylov",
                         lambda *a, **k: taken.append(a[3]) or real(*a, **k))
-    A = gb.Matrix.from_scipy(S)._mark_symmetric().to(device)
-    assert A.known_symmetric
-    x = gb.algorithms.eigenvector_centrality(A, tol=1e-12, max_iter=1000)
-    assert taken and taken[0] < 1000
     _, vec = sla.eigsh(S.astype(float) + sp.eye(n), k=1, which="LA", tol=1e-15)
     want = np.abs(vec.ravel())
-    np.testing.assert_allclose(x.to("cpu").to_dense(), want, atol=1e-10)
+    known = gb.Matrix.from_scipy(S)._mark_symmetric().to(device)
+    assert known.known_symmetric
+    for M in (known, gb.Matrix.from_scipy(S).to(device)):
+        x = gb.algorithms.eigenvector_centrality(M, tol=1e-12, max_iter=1000)
+        assert taken and taken[-1] < 1000
+        np.testing.assert_allclose(x.to("cpu").to_dense(), want, atol=1e-10)
     taken.clear()
-    for M, kw in ((gb.Matrix.from_scipy(S).to(device), {}), (A, {"krylov": False})):
-        with pytest.raises(PowerIterationFailedConvergence):
+    C = sp.triu(S.astype(float)).tocsr()
+    C.data = C.data * 1.001  # one direction weighs a little more: A != A'
+    uneven = gb.Matrix.from_scipy((C + sp.tril(S.astype(float))).tocsr()).to(device)
+    for M, kw in ((uneven, {}), (known, {"krylov": False})):
+        with pytest.raises(PowerIterationFailedConvergence, match="max_iter=150") as e:
             gb.algorithms.eigenvector_centrality(M, tol=1e-12, max_iter=150, **kw)
+        assert e.value.iterations == 150
     assert not taken
 
 
