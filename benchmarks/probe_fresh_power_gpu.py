@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import tempfile
 import time
 from pathlib import Path
 
@@ -40,7 +41,7 @@ def main(argv=None) -> None:
     p.add_argument("--scales", type=int, nargs="*", default=[14, 16, 18, 20])
     p.add_argument("--data", default=".data")
     p.add_argument("--repeat", type=int, default=7)
-    p.add_argument("--cache", default="/tmp/gblas_probe_graphs")
+    p.add_argument("--cache", default=str(Path(tempfile.gettempdir()) / "gblas_probe_graphs"))
     args = p.parse_args(argv)
     sync = cp.cuda.Device().synchronize
     cache = Path(args.cache)
