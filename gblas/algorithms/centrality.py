@@ -46,7 +46,7 @@ import numpy as np
 from .._device import device_of, xp_for
 from ..exceptions import InvalidValue, bad_arg
 from ._lookahead import likely_last
-from .common import square_matrix
+from .common import is_symmetric, square_matrix
 from .pagerank import PowerIterationFailedConvergence
 
 __all__ = ["eigenvector_centrality", "hits", "katz_centrality"]
@@ -328,17 +328,15 @@ def eigenvector_centrality(A, tol: float = 1e-6, max_iter: int = 100, start=None
 
 
 class _Symmetric:
-    """Whether ``A`` (values included) equals ``A'``: :attr:`~gblas.Matrix.known_symmetric`,
-    else one comparison of ``A`` with ``A'``, made on the first call (when the power
-    iteration turns out slow) and kept."""
+    """Whether ``A`` (values included) equals ``A'`` (:func:`.common.is_symmetric`), asked
+    on the first call (when the power iteration turns out slow) and kept."""
 
     def __init__(self, A) -> None:
-        self.A, self.verdict = A, (True if A.known_symmetric else None)
+        self.A, self.verdict = A, None
 
     def __call__(self) -> bool:
         if self.verdict is None:
-            A = self.A
-            self.verdict = bool(A.isequal(A.T, values=A.dtype != np.bool_))
+            self.verdict = is_symmetric(self.A, values=self.A.dtype != np.bool_)
         return self.verdict
 
 

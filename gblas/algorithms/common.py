@@ -175,12 +175,12 @@ def _undirected_by_merge(A, dt: np.dtype, no_diagonal: bool, multiplicity: bool)
     return Matrix(CSR(A.shape, sptr, sidx, values, dt, None, "cpu"))
 
 
-def is_symmetric(A) -> bool:
-    """Whether the pattern of ``A`` equals the pattern of ``A'``."""
+def is_symmetric(A, values: bool = False) -> bool:
+    """Whether the pattern of ``A`` (and its values, with ``values``) equals ``A'``'s."""
     if A.nvals == 0 or getattr(A, "known_symmetric", False):
         return True
-    # pattern(A) == pattern(A'): the CSR of A against the (cached) CSR of A'
-    return A.isequal(A.T, values=False)
+    # A == A': the CSR of A against the (cached) CSR of A'
+    return A.isequal(A.T, values=values)
 
 
 def check_no_nan(A, call: str, arg: str = "A") -> None:

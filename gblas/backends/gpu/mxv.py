@@ -289,6 +289,20 @@ def row_schedule_source(ip: Any) -> str:
     return codegen.source("row_schedule.cu", names=dict(ip_t=np.dtype(ip)))
 
 
+def schedule_bounds(m: int, nnz: int, smax: int, chunk: int) -> tuple[int, int]:
+    """The most long rows (over ``smax`` entries) and chunks (of ``chunk`` entries, at
+    least 1) ``m`` rows of ``nnz`` entries can have: each long row adds at most one
+    partial chunk to its entries' whole ones.
+
+    Examples
+    --------
+    >>> schedule_bounds(3, 41, 32, 16)
+    (1, 3)
+    """
+    most_long = min(m, nnz // (smax + 1))
+    return most_long, max(nnz // chunk + most_long, 1)
+
+
 def queue_row_schedule(indptr: Any, m: int, nnz: int, smax: int, chunk: int,
                        block: int) -> RowSchedule:
     """Queue ``gb_row_schedule`` (``cuda/row_schedule.cu``: one launch whose blocks count
@@ -302,13 +316,12 @@ def queue_row_schedule(indptr: Any, m: int, nnz: int, smax: int, chunk: int,
     >>> s.counts[:3].tolist()  # doctest: +SKIP
     [1, 3, 0]
     """
-    most_long = min(m, nnz // (smax + 1))
+    most_long, most_chunks = schedule_bounds(m, nnz, smax, chunk)
     bufs = RowSchedule(
         cp.empty(max(m, 1), dtype=np.int64) if block else None,
         cp.empty(max(most_long, 1), dtype=np.int64),
         cp.empty(most_long + 1, dtype=np.int64),
-        # each long row adds at most one partial chunk to its entries' whole ones
-        cp.empty(max(nnz // chunk + most_long, 1), dtype=np.int32),
+        cp.empty(most_chunks, dtype=np.int32),
         cp.empty(4 + 3 * sm_count() * MAX_BLOCKS_PER_SM, dtype=np.int64))
     fn = codegen.get_function(row_schedule_source(indptr.dtype), "gb_row_schedule")
     nblocks = max(1, min(sm_count() * resident_blocks(fn), -(-m // 256)))
