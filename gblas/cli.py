@@ -192,9 +192,18 @@ def _kernel_cache_info() -> dict[str, str]:
         return {"kernel cache": "off (GBLAS_CACHE_DIR=off): kernels compile in every process",
                 **gpu}
     state = "" if st["enabled"] else " (not writable: kernels compile in every process)"
+    stale = jitcache.stale_files()
+    if stale:
+        size = sum(p.stat().st_size for p in stale if p.exists())
+        state += (f", of which {_files(len(stale))} ({size / 2**20:.1f} MiB) stale: "
+                  "'gblas warmup' removes them")
     return {"kernel cache": f"{st['path']}: {st['files']} files, "
                             f"{st['bytes'] / 2**20:.1f} MiB{state}",
             **gpu, "GPU host times": _host_time_info()}
+
+
+def _files(n: int) -> str:
+    return f"{n} file" if n == 1 else f"{n} files"
 
 
 def _host_time_info() -> str:
@@ -258,9 +267,14 @@ def _warmup(args: argparse.Namespace) -> int:
 
     t0 = time.perf_counter()
     warmup(progress=report, only=args.only or None, device=args.device)
+    # the files of earlier sources (an upgrade) are never loaded again: removed
+    gone = jitcache.prune_cache()
     st = jitcache.cache_stats()
     line = (f"gblas warmup ({args.device}): {time.perf_counter() - t0:.1f} s; {st['path']}: "
             f"{st['files']} files, {st['bytes'] / 2**20:.1f} MiB")
+    if gone["files"]:
+        line += (f"; removed {_files(gone['files'])} no kernel can load "
+                 f"({gone['bytes'] / 2**20:.1f} MiB)")
     if args.device == "gpu":
         g = gpu_cache_stats()
         line += f"; GPU kernels {g['path']}: {g['files']} files, {g['bytes'] / 2**20:.1f} MiB"
@@ -520,7 +534,8 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
                    help="the kernels to compile: the CPU's (default) or the GPU's (CUDA, "
                         "kept in CuPy's kernel cache)")
-    w.add_argument("--clear", action="store_true", help="empty gblas' kernel cache first")
+    w.add_argument("--clear", action="store_true", help="empty gblas' kernel cache first "
+                   "(without it, only the files no current kernel can load are removed)")
     w.add_argument("--only", action="append", metavar="STEP",
                    help="run only this step (repeatable), e.g. --only pagerank")
     w.add_argument("--no-progress", dest="progress", action="store_false",

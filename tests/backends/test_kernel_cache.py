@@ -139,6 +139,61 @@ def test_prefetch_verdict_is_kept_and_a_bad_one_probed_again(tmp_path):
     assert kept[0].read_bytes() == verdict
 
 
+
+def _rewrite_stamp(index: Path, stamp: str) -> int:
+    """Give the index file another source stamp (as an earlier gblas wrote it); returns
+    the number of kernels it names."""
+    import pickle
+
+    with open(index, "rb") as f:
+        version = pickle.load(f)
+        _, overloads = pickle.loads(f.read())
+    with open(index, "wb") as f:
+        pickle.dump(version, f, protocol=-1)
+        f.write(pickle.dumps((stamp, overloads)))
+    return len(overloads)
+
+
+def test_stale_files_are_pruned_and_current_ones_kept(monkeypatch, tmp_path):
+    """The files no current kernel can load (an index of other sources with its data, data
+    no index names, a write left unfinished) are removed; the current kernels and other
+    Python versions' files stay, and a new process loads everything it still can."""
+    first = _run(tmp_path)
+    monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
+    d = tmp_path / "numba"
+    assert jitcache.stale_files() == []
+    tag = f".py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    indexes = sorted(d.glob(f"*{tag}.nbi"))
+    assert len(indexes) >= 2
+    old = indexes[0]
+    old_data = sorted(d.glob(old.name[: -len(".nbi")] + ".*.nbc"))
+    assert old_data
+    recompiled = _rewrite_stamp(old, "an earlier gblas")
+    unnamed = d / (indexes[1].name[: -len(".nbi")] + ".99.nbc")  # no index names it
+    moved = d / f"module.kernel-deadbeef-7{tag}.1.nbc"  # a kernel on another line now
+    abandoned = d / f"module.kernel-deadbeef-7{tag}.nbi.tmp.0123"
+    for p in (unnamed, moved, abandoned):
+        p.write_bytes(b"x" * 10)
+    hour_ago = os.stat(abandoned).st_mtime - 7200
+    os.utime(abandoned, (hour_ago, hour_ago))
+    kept = [d / "module.kernel-deadbeef-7.py27.nbi", d / "module.kernel-deadbeef-7.py27.1.nbc",
+            d / f"module.kernel-deadbeef-8{tag}.nbi.tmp.4567"]  # another Python; a write
+    for p in kept:
+        p.write_bytes(b"x" * 10)
+    stale = {old, *old_data, unnamed, moved, abandoned}
+    assert set(jitcache.stale_files()) == stale
+    before = {p for p in d.iterdir()}
+    gone = jitcache.prune_cache()
+    assert gone["files"] == len(stale)
+    assert {p for p in d.iterdir()} == before - stale
+    assert all(p.exists() for p in kept)
+    again = _run(tmp_path)
+    assert again["y"] == _EXPECTED
+    assert again["misses"] == recompiled  # the rest loaded
+    assert again["hits"] == first["misses"] + first["hits"] - recompiled
+    assert jitcache.stale_files() == []
+
+
 # a new process's first label propagation and core numbers, then a kernel compiled in
 # the same process that allocates arrays (its Numba environments already rebuilt)
 _LOADS = textwrap.dedent("""

@@ -83,3 +83,24 @@ def test_power_iterations_step_compiles_their_kernels():
     for fn in (vector_kernels._combine_parallel, vector_kernels._update_parallel,
                reached.sorted_ids, reached.gather_levels, traversal_seq.gather_packed):
         assert fn.signatures, fn
+
+
+def test_cli_counts_and_removes_stale_kernel_files(monkeypatch, tmp_path, capsys):
+    """`gblas info` counts the cached files no current kernel can load; `gblas warmup`
+    removes them (the warmup's own steps stubbed out: the pruning is what is tested)."""
+    import gblas.warmup as warmup_module
+
+    monkeypatch.setenv("GBLAS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(warmup_module, "warmup", lambda **kw: None)
+    tag = f".py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    moved = tmp_path / "numba" / f"module.kernel-deadbeef-7{tag}.1.nbc"
+    moved.parent.mkdir(parents=True)
+    moved.write_bytes(b"x" * 2048)
+    assert main(["info"]) == 0
+    assert "of which 1 file (0.0 MiB) stale: 'gblas warmup' removes them" in \
+        capsys.readouterr().out
+    assert main(["warmup", "--no-progress"]) == 0
+    assert "; removed 1 file no kernel can load (0.0 MiB)" in capsys.readouterr().out
+    assert not moved.exists()
+    assert main(["info"]) == 0
+    assert "stale" not in capsys.readouterr().out

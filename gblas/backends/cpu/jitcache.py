@@ -34,6 +34,7 @@ import io
 import os
 import pickle
 import sys
+import time
 import types as pytypes
 import weakref
 from collections.abc import MutableMapping
@@ -54,7 +55,7 @@ from numba.core.runtime import rtsys
 from ..._cache import cache_root  # (re-exported: the folder of everything cached)
 
 __all__ = ["JIT_OPTS", "jit", "cache_dir", "cache_root", "cache_stats", "clear_cache",
-           "definition_key", "compile_stats", "Unkeyable"]
+           "definition_key", "compile_stats", "prune_cache", "stale_files", "Unkeyable"]
 
 #: Options of every compiled kernel: no bounds checks, NumPy's division semantics, the GIL
 #: released.  No ``fastmath``: it would reorder float sums and break min/max NaN semantics.
@@ -127,6 +128,90 @@ def clear_cache() -> int:
                 f.unlink(missing_ok=True)
                 n += 1
     return n
+
+
+#: A write's temporary file (``<name>.tmp.<id>``) older than this many seconds is left
+#: over from a process that stopped mid-write.
+_TMP_AGE_S = 3600.0
+
+
+def stale_files() -> list[Path]:
+    """This interpreter's files in the kernel cache that it can never load again: the
+    indexes of other package sources or Numba versions (an upgrade, an edited checkout)
+    with their data, data files no current index names (a kernel that moved to another
+    line or was renamed), and writes left unfinished over an hour ago.  Files of other
+    Python versions are left alone: they may be another installation's.
+
+    Examples
+    --------
+    >>> all(p.suffix in (".nbi", ".nbc") or ".tmp." in p.name for p in stale_files())
+    True
+    """
+    path = cache_dir()
+    if path is None:
+        return []
+    tag = f".py{sys.version_info[0]}{sys.version_info[1]}{getattr(sys, 'abiflags', '')}"
+    names = {p.name: p for p in path.iterdir() if p.is_file()}
+    live: set[str] = set()  # data files a current index names
+    bases: set[str] = set()  # bases of current indexes
+    stale = []
+    for name, p in names.items():
+        if not name.endswith(tag + ".nbi"):
+            continue
+        overloads = _current_index(p)
+        if overloads is None:
+            stale.append(p)
+            continue
+        bases.add(name[:-len(".nbi")])
+        live.update(str(v) for v in overloads.values())
+    now = time.time()
+    for name, p in names.items():
+        if ".tmp." in name:
+            if tag in name and now - p.stat().st_mtime > _TMP_AGE_S:
+                stale.append(p)
+        elif name.endswith(".nbc") and name not in live:
+            base = name.rsplit(".", 2)[0]  # <base>.<number>.nbc
+            if base.endswith(tag) and (base in bases or base + ".nbi" not in names
+                                       or names[base + ".nbi"] in stale):
+                stale.append(p)
+    return sorted(stale)
+
+
+def _current_index(p: Path) -> dict | None:
+    """The overloads of the index file ``p`` (Numba's format: its version, then the
+    source stamp and the overloads), or None when it is unreadable or of other sources
+    or another Numba."""
+    try:
+        with open(p, "rb") as f:
+            version = pickle.load(f)
+            if version != numba.__version__:
+                return None
+            stamp, overloads = pickle.loads(f.read())
+    except Exception:  # unreadable, truncated, or written by something else
+        return None
+    return overloads if stamp == source_stamp() and isinstance(overloads, dict) else None
+
+
+def prune_cache() -> dict[str, int]:
+    """Delete :func:`stale_files`; returns ``{"files", "bytes"}`` removed.  A process
+    writing a kernel at the same time at worst compiles it again later: a data file
+    that an index names but is gone counts as a miss.
+
+    Examples
+    --------
+    >>> sorted(prune_cache())
+    ['bytes', 'files']
+    """
+    files = size = 0
+    for p in stale_files():
+        try:
+            n = p.stat().st_size
+            p.unlink()
+        except OSError:  # removed by another process meanwhile
+            continue
+        files += 1
+        size += n
+    return {"files": files, "bytes": size}
 
 
 _STAMP: list[str] = []
