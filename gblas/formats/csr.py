@@ -377,7 +377,7 @@ class CSR(CompressedEntries, FormatBase):
 
             indptr, indices, values = build.transpose(self.indptr, self.indices, self.values, n)
             out = CSR((n, m), indptr, indices, values, self.dtype, self.iso_value, "cpu")
-            _COLUMN_COUNTS[out] = np.diff(self.indptr).astype(np.int64, copy=False)
+            _COLUMN_COUNTS[out] = (self.indptr,)  # counted when asked
             return out
         xp = xp_for(self.device)
         from ..backends.gpu import transpose as gpu_transpose  # CuPy: on the GPU only
@@ -388,7 +388,9 @@ class CSR(CompressedEntries, FormatBase):
             out = CSR((n, m), *arrays, self.dtype, self.iso_value, self.device)
         else:
             out = self._sorted_transpose(xp)
-        _COLUMN_COUNTS[out] = xp.diff(self.indptr).astype(np.int64)
+        # the source's row pointers, counted when asked: two kernels on every fresh
+        # Matrix's transpose cost ~0.1 ms of host time, and few calls read the counts
+        _COLUMN_COUNTS[out] = (self.indptr,)
         return out
 
     def _sorted_transpose(self, xp) -> CSR:
@@ -447,7 +449,8 @@ class CSR(CompressedEntries, FormatBase):
 _ISO_ARRAYS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 #: CSR -> its entries per column (int64, on the CSR's device), where a build already knows
-#: them (the transpose: the source's row counts); weakly keyed, gone with the CSR.
+#: them (the transpose: the source's row counts), or ``(row pointers,)`` they are counted
+#: from on first use; weakly keyed, gone with the CSR.
 _COLUMN_COUNTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -462,7 +465,11 @@ def known_column_counts(csr: CSR):
     >>> known_column_counts(A) is None, known_column_counts(A.transpose()).tolist()
     (True, [2, 0])
     """
-    return _COLUMN_COUNTS.get(csr)
+    got = _COLUMN_COUNTS.get(csr)
+    if isinstance(got, tuple):  # the source's row pointers: counted once
+        got = _COLUMN_COUNTS[csr] = xp_for(csr.device).diff(got[0]).astype(np.int64,
+                                                                             copy=False)
+    return got
 
 
 _IDEMPOTENT = ("first", "second", "any", "min", "max", "lor", "land")
