@@ -15,7 +15,7 @@ from __future__ import annotations
 from .. import dtypes
 from .._device import all_true, count_nonzero, xp_for
 from ..backends.registry import MatMask
-from .arrays import csr_keys, member
+from .arrays import compress, csr_keys, member
 from .executor import array_kernel
 
 
@@ -103,6 +103,28 @@ class Mask:
             if not self.structural:
                 a = a & d.values[idx].astype(bool)
         return ~a if self.complement else a
+
+    def allowed_indices(self):
+        """Vector masks: the sorted positions the mask lets a result through (int64), or
+        None for a complemented mask (it allows nearly everything in a typical use).
+        ``O(nvals)`` for a sparse-stored parent, one pass over it when dense.
+
+        Examples
+        --------
+        >>> import gblas as gb
+        >>> v = gb.Vector.from_coo([1, 3], [0, 2], size=5)
+        >>> v.S.allowed_indices().tolist(), v.V.allowed_indices().tolist()
+        ([1, 3], [3])
+        """
+        if self.complement:
+            return None
+        d = self.parent._data
+        xp = xp_for(self.parent.device)
+        if d.indices is None:
+            return xp.flatnonzero(self.allow())
+        if self.structural:
+            return d.indices
+        return compress(d.values.astype(bool), d.indices, device=self.parent.device)
 
     def within(self, idx) -> bool:
         """Vector masks: whether every position the mask allows is in the sorted array

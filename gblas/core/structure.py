@@ -320,6 +320,17 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     mask, accum, device = _check_assign(call, out, value, region_shape, mask, accum, replace)
     scalar = np.isscalar(value)
     xp = xp_for(device)
+    if (isinstance(out, Vector) and scalar and indices is None and not replace
+            and mask is not None):
+        # out<mask> (+)= s over the whole vector: only the mask's positions can change,
+        # so T is the scalar there alone (a scatter of O(mask) into out, not the passes
+        # over every position below: a BFS's levels<frontier> = depth)
+        pos = mask.allowed_indices()
+        if pos is not None:
+            vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
+            T = VecData(out.size, pos, xp.full(pos.shape[0], value, dtype=vdt), None)
+            return writeback_vector(out, T, vdt, mask, accum, False, device,
+                                    premasked=True)
     if isinstance(out, Vector):
         if scalar:
             vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")

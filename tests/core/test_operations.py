@@ -393,6 +393,31 @@ def test_assign(dt, vector, scalar, device, data):
     assert_equal(out, expected)
 
 
+@pytest.mark.parametrize("dt", ["bool", "int32", "float64"])
+@given(data=st.data())
+def test_assign_scalar_under_mask(dt, device, data):
+    """``out<m> (+)= s`` over the whole vector scatters the scalar at the mask's positions
+    (sparse- or dense-stored out and mask, structural or value mask); the mask may be
+    ``out``'s own structure."""
+    out = data.draw(gst.vectors(size=None, dtype=dt, device=device), label="out")
+    if data.draw(st.booleans(), label="dense out"):
+        gb.assign(out, 0, mask=out.S)  # (a no-op that may store out densely)
+        out = gb.Vector.from_dense(out.to_dense(fill=0)) if data.draw(
+            st.booleans(), label="full out") else out
+    own = data.draw(st.booleans(), label="mask of out itself")
+    kinds = ["S", "V"]
+    mask = (gst.make_mask(out, data.draw(st.sampled_from(kinds), label="kind")) if own else
+            data.draw(gst.masks(out.size, kinds=kinds, device=device), label="mask"))
+    value = data.draw(gst.scalars(dt), label="value")
+    accum = data.draw(gst.accums(), label="accum")
+    before = to_reference(out)
+    expected = ref.assign(before, value, None, mask=to_reference(mask), accum=accum,
+                          replace=False)
+    got = gb.assign(out, value, mask=mask, accum=accum)
+    assert got is out
+    assert_equal(out, expected)
+
+
 # -------------------------------------------------------------------------- transpose
 
 
