@@ -305,9 +305,9 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     if isinstance(out, Vector):
         if cols is not None:
             raise bad_arg(InvalidValue, call, "cols", "None for a Vector", "an index array")
-        idx = (np.arange(out.size) if indices is None
+        idx = (None if indices is None
                else as_index_array(indices, call, "indices", out.size))
-        region_shape = (idx.size,)
+        region_shape = (out.size if idx is None else idx.size,)
     elif isinstance(out, Matrix):
         ri = (np.arange(out.shape[0]) if indices is None
               else as_index_array(indices, call, "indices", out.shape[0]))
@@ -332,6 +332,7 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
             return writeback_vector(out, T, vdt, mask, accum, False, device,
                                     premasked=True)
     if isinstance(out, Vector):
+        idx = np.arange(out.size) if idx is None else idx
         if scalar:
             vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
             rk, rv = np.arange(idx.size), np.full(idx.size, value, dtype=vdt)

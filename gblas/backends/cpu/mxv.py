@@ -24,6 +24,7 @@ Kernels are cached in memory per semiring (:data:`_PULL`, :data:`_PUSH`) and on 
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -353,15 +354,22 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
         if y is not None:
             return y
     seq, par = _PUSH.get(semiring, types)
+    if work < PUSH_PARALLEL_WORK:
+        out, flag = _scratch(nrows, R)
+        touched = np.empty(min(work, nrows), dtype=np.int64)
+        try:
+            cnt = seq(indptr, uindex(AT.indices), avals, iso, xi, xv, allow, has_allow, out,
+                      flag, touched)
+        except BaseException:
+            _SCRATCH.bufs = None  # the flags may be half set: never reused
+            raise
+        idx = np.sort(touched[:cnt])
+        got = out[idx]
+        flag[idx] = False  # the scratch clean again: O(rows touched)
+        return VecData(nrows, idx, got, None)
     out = np.zeros(nrows, dtype=R)
     flag = np.zeros(nrows, dtype=np.bool_)
     nthreads = num_threads()
-    if work < PUSH_PARALLEL_WORK:
-        touched = np.empty(min(work, nrows), dtype=np.int64)
-        cnt = seq(indptr, uindex(AT.indices), avals, iso, xi, xv, allow, has_allow, out, flag,
-                  touched)
-        idx = np.sort(touched[:cnt])
-        return VecData(nrows, idx, out[idx], None)
     parts = np.arange(nthreads + 1, dtype=np.int64)
     run_blocks(par, parts, indptr, uindex(AT.indices), avals, iso, xi, xv, allow, has_allow,
                nrows, nthreads, out, flag, np.zeros(0, dtype=np.int64))
@@ -371,6 +379,28 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
         idx = np.flatnonzero(flag)
         return VecData(nrows, idx, out[idx], None)
     return VecData(nrows, None, out, flag)
+
+
+#: The sequential push's accumulator and flags, kept between calls (per thread, for the
+#: last row count and type) up to this many bytes: a small frontier's product then costs
+#: O(its edges), not the O(rows) of new zeroed arrays (a road network's BFS written with
+#: ``gb.vxm`` runs a thousand such levels).  The flags are cleared where they were set.
+SCRATCH_MAX_BYTES = 64 << 20
+
+_SCRATCH = threading.local()
+
+
+def _scratch(nrows: int, R: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """``(accumulator, flags)`` of ``nrows`` for the sequential push: the flags all False,
+    the accumulator's contents undefined (a row's first product overwrites it)."""
+    key = (nrows, R)
+    got = getattr(_SCRATCH, "bufs", None)
+    if got is not None and got[0] == key:
+        return got[1], got[2]
+    out, flag = np.empty(nrows, dtype=R), np.zeros(nrows, dtype=np.bool_)
+    if nrows * (R.itemsize + 1) <= SCRATCH_MAX_BYTES:
+        _SCRATCH.bufs = (key, out, flag)
+    return out, flag
 
 
 def _push_select(AT, xi, xv, avals, iso, allow, has_allow, semiring, types, nrows: int,
