@@ -215,6 +215,42 @@ def test_mxv_pull_and_push(rng, name, dt):
         assert_vec(PUSH(AT, VecData(n, xi, xd[xi]), None, s, types, m), *exp)
 
 
+def test_push_scratch_is_left_clean_and_per_thread(rng):
+    """The sequential push reuses its accumulator and flags between calls: each call's
+    answer is its own (no flag left set by an earlier one), in several threads at once."""
+    import threading
+
+    s = semiring("plus_times")
+    m, n = 40, 30
+    cases = []
+    for _ in range(6):
+        A, Ad, Ap = rand_matrix(rng, m, n, "float64")
+        xd = rand_values(rng, n, "float64")
+        xp = rng.random(n) < 0.3
+        cases.append((A.transpose(), xd, xp,
+                      oracle_mxv("plus_times", s.types(A.dtype, xd.dtype), Ad, Ap, xd, xp)))
+    errors = []
+
+    def run():
+        try:
+            for _ in range(20):
+                for AT, xd, xp, exp in cases:
+                    xi = np.flatnonzero(xp)
+                    assert_vec(PUSH(AT, VecData(n, xi, xd[xi]), None, s,
+                                    s.types(AT.dtype, xd.dtype), m), *exp)
+                    assert not cpu_mxv._SCRATCH.bufs[2].any(), "flags left set"
+        except BaseException as e:  # reported below, from the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    run()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
 def test_mxv_mixed_dtypes_and_int64_indices(rng):
     """int8 matrix times float32 vector: both cast to T = float32 inside the kernel; the
     same with int64 index arrays (read as uint64)."""
