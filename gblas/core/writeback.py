@@ -202,9 +202,15 @@ def _scatter_into(out, T: VecData, t_dtype, mask, accum, device: str):
                 tv = cast(tv, D).copy()
                 tv[had] = cast(r, D)
         newv[idx] = cast(tv, D)
+        count = None
         if newp is not None:
+            if device == "cpu" and out._nvals is not None:
+                # the entries counted before, plus T's new positions: O(len(T)) instead of
+                # a count over the whole vector at the next nvals (a BFS's visited set)
+                count = out._nvals + idx.shape[0] - int(np.count_nonzero(newp[idx]))
             newp[idx] = True
         out._replace_data(VecData(n, None, newv, newp), owned=True)
+        out._nvals = count
         return out
     od = out._data
     if (od.indices.shape[0] + idx.shape[0]) * DENSE_OUT_RATIO > od.size:

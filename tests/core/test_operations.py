@@ -400,10 +400,11 @@ def test_assign_scalar_under_mask(dt, device, data):
     (sparse- or dense-stored out and mask, structural or value mask); the mask may be
     ``out``'s own structure."""
     out = data.draw(gst.vectors(size=None, dtype=dt, device=device), label="out")
-    if data.draw(st.booleans(), label="dense out"):
-        gb.assign(out, 0, mask=out.S)  # (a no-op that may store out densely)
-        out = gb.Vector.from_dense(out.to_dense(fill=0)) if data.draw(
-            st.booleans(), label="full out") else out
+    if data.draw(st.booleans(), label="dense storage with presence flags"):
+        idx, vals = out.to("cpu").to_coo()
+        values, present = np.zeros(out.size, dtype=out.dtype), np.zeros(out.size, bool)
+        values[idx], present[idx] = vals, True
+        out = gb.Vector.from_dense(values, present=present).to(device)
     own = data.draw(st.booleans(), label="mask of out itself")
     kinds = ["S", "V"]
     mask = (gst.make_mask(out, data.draw(st.sampled_from(kinds), label="kind")) if own else
@@ -413,9 +414,11 @@ def test_assign_scalar_under_mask(dt, device, data):
     before = to_reference(out)
     expected = ref.assign(before, value, None, mask=to_reference(mask), accum=accum,
                           replace=False)
+    out.nvals  # (counted now: the scatter keeps the count up to date)
     got = gb.assign(out, value, mask=mask, accum=accum)
     assert got is out
     assert_equal(out, expected)
+    assert out.nvals == expected.nvals
 
 
 # -------------------------------------------------------------------------- transpose
