@@ -414,7 +414,7 @@ def test_assign_scalar_under_mask(dt, device, data):
     before = to_reference(out)
     expected = ref.assign(before, value, None, mask=to_reference(mask), accum=accum,
                           replace=False)
-    out.nvals  # (counted now: the scatter keeps the count up to date)
+    assert out.nvals == before.nvals  # (counted now: the scatter keeps the count)
     got = gb.assign(out, value, mask=mask, accum=accum)
     assert got is out
     assert_equal(out, expected)
