@@ -207,9 +207,9 @@ def vectors(draw, size=None, dtype=None, *, density=None, max_size: int = 10,
         Draw the values from this strategy instead (e.g. ``scalars(dt, allow_nan=True,
         allow_infinity=True)``).
     storage : {"sparse", "dense"}, optional
-        How a full vector is built: ``Vector.from_coo`` (sparse storage) or
-        ``Vector.from_dense`` (dense storage); drawn when omitted.  Vectors with missing
-        entries are always built with ``from_coo``.
+        How the vector is built: ``Vector.from_coo`` (sparse storage) or
+        ``Vector.from_dense`` (dense storage: with presence flags where entries are
+        missing, the form a pull product's result takes); drawn when omitted.
     device : {"cpu", "gpu"}
     reference : bool
         Build a :class:`~gblas.backends.reference.RefVector` instead of a ``gb.Vector``.
@@ -231,10 +231,14 @@ def vectors(draw, size=None, dtype=None, *, density=None, max_size: int = 10,
         return RefVector.from_coo(idx, vals, n, dt)
     import gblas as gb
 
-    if storage is None and len(idx) == n:
+    if storage is None:
         storage = draw(st.sampled_from(["sparse", "dense"]))
     if storage == "dense" and len(idx) == n:
         v = gb.Vector.from_dense(vals, dtype=dt)
+    elif storage == "dense":
+        values, present = np.zeros(n, dtype=dt), np.zeros(n, dtype=bool)
+        values[idx], present[idx] = vals, True
+        v = gb.Vector.from_dense(values, dtype=dt, present=present)
     else:
         v = gb.Vector.from_coo(idx, vals, n, dtype=dt)
     return v if device == "cpu" else v.to(device)
