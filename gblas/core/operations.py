@@ -6,7 +6,6 @@ kernel from the registry -> write-back through mask/accum/replace.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 from ..backends.registry import VecData, epilogues
@@ -70,9 +69,7 @@ def prepare_mxv(A, x, semiring="plus_times", *, mask=None, accum=None, out=None,
         # rows or columns far above the entries: the compact product
         return hyper.prepare_mxv(base, transposed, x, s, mask, accum, out, replace, device,
                                  _call, prepare_mxv, writeback_vector)
-    plan = plan_mxv(base, transposed, x, mask, s, config.current())
-    if _call != "mxv":
-        plan = dataclasses.replace(plan, op=_call)
+    plan = plan_mxv(base, transposed, x, mask, s, config.current(), _call)
 
     def run():
         kernel = executor.kernel(plan)

@@ -38,8 +38,10 @@ from .horizon import horizon, megabytes, total_uses
 from .plan import Plan
 
 
-def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan:
-    """Plan ``y = op(A) x``, with ``op(A) = A^T`` when ``transposed``.
+def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings,
+             op: str = "mxv") -> Plan:
+    """Plan ``y = op(A) x``, with ``op(A) = A^T`` when ``transposed`` (``op``: the
+    operation's name in the Plan, ``"vxm"`` for ``u A`` run as ``A^T u``).
 
     Pull reads the CSR of op(A) and a dense x; push reads the CSR of op(A)^T (the CSC of
     op(A)) and a sparse x.  Push is chosen when its edge work — the degrees of x's active
@@ -63,7 +65,7 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
         # (the estimates take the host and call times measured so far: a new source of
         # them plans afresh)
         host = hosttime.generation()
-        key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw, host)
+        key = ("plan_mxv", transposed, x.dtype, id(semiring), settings, hw, host, op)
         hit = memo.get(key)
         if hit is None and settings.expected_uses is not None:
             # a plan that holds at any use count (``details["any_uses"]``) is kept under
@@ -77,7 +79,7 @@ def plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan
         if (hit is not None and hit[0] is semiring and hit[1] == A.cache_state()
                 and (hit[3] is None or total_uses(A, transposed) + 1 < hit[3])):
             return hit[2]
-    plan = _plan_mxv(A, transposed, x, mask, semiring, settings)
+    plan = _plan_mxv(A, transposed, x, mask, semiring, settings, op)
     if memo is not None and not plan.conversions and "free_bytes" not in plan.details:
         # a pending build is chosen at a known use count, and a format's statistics
         # measured at one (``measure_at``): the plan holds until then
@@ -98,7 +100,8 @@ def _any_uses_key(key: tuple) -> tuple:
     return key[:4] + (dataclasses.replace(key[4], expected_uses=None),) + key[5:]
 
 
-def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Plan:
+def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings,
+              op: str = "mxv") -> Plan:
     device = A.device
     fmt = settings.format or "csr"
     nrows, ncols = A.shape[::-1] if transposed else A.shape
@@ -193,7 +196,7 @@ def _plan_mxv(A, transposed: bool, x, mask, semiring, settings: Settings) -> Pla
         from .locality import annotate  # the cache simulator's prediction (docs/locality.md)
         reason, est = annotate(A, csr_t, fmt, T.itemsize, R.itemsize + 1, reason, details, est)
     details["types"] = _type_names(T, M, R)
-    return Plan("mxv", fmt, direction, device, KernelKey("mxv", fmt, device, variant),
+    return Plan(op, fmt, direction, device, KernelKey("mxv", fmt, device, variant),
                 tuple(conversions), est, reason, details, transposed=(csr_t,))
 
 

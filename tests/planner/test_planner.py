@@ -303,7 +303,7 @@ def test_plan_memo_keeps_a_plan_for_any_uses_across_the_expected_uses(monkeypatc
     real = choose._plan_mxv
 
     def counted(*args, any_uses):
-        made.append(args[-1].expected_uses)
+        made.append(args[5].expected_uses)  # (A, transposed, x, mask, semiring, settings, op)
         plan = real(*args)
         extra = {"any_uses": True} if any_uses else {}
         return dataclasses.replace(plan, details={**plan.details, **extra})

@@ -337,11 +337,7 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
     xi, xv = sparse_x(x)
     xi = uindex(xi)
     indptr = uindex(AT.indptr)
-    if xi.size:
-        deg = indptr[xi.astype(np.int64) + 1].astype(np.int64) - indptr[xi].astype(np.int64)
-        work = int(deg.sum())
-    else:
-        work = 0
+    work = int(_frontier_work(indptr, xi)) if xi.size else 0
     if work == 0 or nrows == 0:
         return VecData(nrows, np.zeros(0, np.int64), np.zeros(0, R), None)
     avals, iso = matrix_values(AT)
@@ -379,6 +375,16 @@ def push(AT: Any, x: VecData, allow: Any, semiring: Any, types: tuple, nrows: in
         idx = np.flatnonzero(flag)
         return VecData(nrows, idx, out[idx], None)
     return VecData(nrows, None, out, flag)
+
+
+@jit()
+def _frontier_work(indptr, xi):
+    """The entries of the rows ``xi`` of the CSR with these row pointers."""
+    work = 0
+    for q in range(xi.size):
+        k = xi[q]
+        work += np.int64(indptr[k + _U1]) - np.int64(indptr[k])
+    return work
 
 
 #: The sequential push's accumulator and flags, kept between calls (per thread, for the
