@@ -23,13 +23,18 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.harness import median_ms
+
 DAMPING = 0.85
 ITERATIONS = 20
+
+
+def _none() -> None:
+    """No device to wait for (the CPU)."""
 
 
 def _grid(k: int):
@@ -114,16 +119,6 @@ def grb_pagerank(grb, G):
     return r.to_dense(fill_value=0.0), ITERATIONS
 
 
-def _median_ms(fn, repeat: int) -> float:
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return float(np.median(times)) * 1e3
-
-
 def main(argv=None) -> None:
     import graphblas as grb
 
@@ -163,7 +158,7 @@ def _row(gb, grb, S, loop: str, name: str, repeat: int) -> str:
     (a, steps), (b, _) = ours(), theirs()
     if not np.allclose(a, b, rtol=1e-12, atol=1e-15):
         raise AssertionError(f"{name} {loop}: the answers differ")
-    t_ours, t_theirs = _median_ms(ours, repeat), _median_ms(theirs, repeat)
+    t_ours, t_theirs = median_ms(ours, _none, repeat), median_ms(theirs, _none, repeat)
     return f"{loop} | {steps} | {t_ours:.2f} | {t_theirs:.2f} | {t_theirs / t_ours:.2f}"
 
 if __name__ == "__main__":
