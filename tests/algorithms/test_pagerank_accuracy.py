@@ -141,9 +141,9 @@ def test_pagerank_gives_the_planner_its_iterations(monkeypatch):
     seen = []
     real = operations.plan_mxv
 
-    def spy(A, transposed, x, mask, semiring, settings):
+    def spy(A, transposed, x, mask, semiring, settings, *op):
         seen.append(settings.expected_uses)
-        return real(A, transposed, x, mask, semiring, settings)
+        return real(A, transposed, x, mask, semiring, settings, *op)
 
     monkeypatch.setattr(operations, "plan_mxv", spy)
     # the loop of products (a graph this small would run in the fused loop)

@@ -199,8 +199,15 @@ def prune_cache() -> dict[str, int]:
 
     Examples
     --------
-    >>> sorted(prune_cache())
-    ['bytes', 'files']
+    >>> import os, tempfile
+    >>> saved = os.environ.get("GBLAS_CACHE_DIR")
+    >>> os.environ["GBLAS_CACHE_DIR"] = tempfile.mkdtemp()  # an empty cache of its own
+    >>> prune_cache()
+    {'files': 0, 'bytes': 0}
+    >>> if saved is None:
+    ...     del os.environ["GBLAS_CACHE_DIR"]
+    ... else:
+    ...     os.environ["GBLAS_CACHE_DIR"] = saved
     """
     files = size = 0
     for p in stale_files():
