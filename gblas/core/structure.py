@@ -24,7 +24,7 @@ from .keys import entries, is_matrix
 from .matrix import Matrix, TransposedMatrix, canonical
 from .operations import prepare_mxv
 from .vector import Vector
-from .writeback import writeback_matrix, writeback_vector
+from .writeback import compress_csr, writeback_matrix, writeback_vector
 
 _REDUCE_SEMIRINGS: dict = {}
 
@@ -366,6 +366,14 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
         zp[gi] = region_p
         T = VecData(n, None, zv, zp)
         return writeback_vector(out, T, out.dtype, mask, None, replace, device)
+    if (scalar and indices is None and cols is None and not replace and mask is not None
+            and not mask.complement and not hyper.involved(mask.parent)):
+        # out<mask> (+)= s over the whole matrix: T is the scalar at the mask's entries
+        # alone (its pattern, or the entries of true value), merged into out in linear
+        # time; building Z by keys below lists every position of the matrix
+        vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
+        return writeback_matrix(out, _scalar_at(mask, value, vdt, device), mask, accum,
+                                False, device)
     # matrix: build Z by keys
     oc = out.csr()
     m, n = out.shape
@@ -406,6 +414,19 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     del oc
     T = csr_from_keys(zk[srt], zv[srt], (m, n), out.dtype, device)
     return writeback_matrix(out, T, mask, None, replace, device)
+
+
+def _scalar_at(mask, value, vdt, device: str) -> CSR:
+    """The CSR holding ``value`` (as ``vdt``) at each entry a (not complemented) matrix
+    mask allows."""
+    mm = mask.matmask()
+    shape = tuple(mask.shape)
+    iso = CSR(shape, mm.indptr, mm.indices, None, np.dtype(vdt), np.dtype(vdt).type(value),
+              device)
+    if mm.values is None:  # the mask's pattern
+        return iso
+    keep = mm.values.astype(bool)
+    return compress_csr(iso, keep, iso.dense_values(), vdt, device)
 
 
 def _check_assign(call: str, out, value, region: tuple, mask, accum, replace):

@@ -315,7 +315,7 @@ def _writeback_merged(out, T: CSR, mask, accum, replace: bool, device: str, unio
         if mask is None:
             return Matrix(T)
         keep = mask.allow_pattern(T.indptr, T.indices, member)
-        return Matrix(_compress_csr(T, keep, T.dense_values(), T.dtype, device))
+        return Matrix(compress_csr(T, keep, T.dense_values(), T.dtype, device))
     oc = out.csr()
     D = out.dtype
     m, n = out.shape
@@ -333,12 +333,13 @@ def _writeback_merged(out, T: CSR, mask, accum, replace: bool, device: str, unio
     allow = None if mask is None else mask.allow_pattern(ptr, idx, member)
     newv, newp = _blend(xp, ovu, tvu, in_o, in_t, D, accum, allow, replace, device)
     merged = CSR((m, n), ptr, idx, newv, np.dtype(D), None, device)
-    out._replace_csr(_compress_csr(merged, newp, newv, D, device))
+    out._replace_csr(compress_csr(merged, newp, newv, D, device))
     return out
 
 
-def _compress_csr(csr: CSR, keep, values, dtype, device) -> CSR:
-    """The entries of ``csr`` where ``keep`` (its row pointers recounted per row)."""
+def compress_csr(csr: CSR, keep, values, dtype, device) -> CSR:
+    """The entries of ``csr`` where ``keep`` (its row pointers recounted per row), with
+    ``values`` (one per entry of ``csr``) as ``dtype``."""
     xp = xp_for(device)
     m, n = csr.shape
     nnz = count_nonzero(keep) if keep.shape[0] else 0

@@ -421,6 +421,27 @@ def test_assign_scalar_under_mask(dt, device, data):
     assert out.nvals == expected.nvals
 
 
+@pytest.mark.parametrize("dt", ["bool", "int32", "float64"])
+@given(data=st.data())
+def test_assign_scalar_under_matrix_mask(dt, device, data):
+    """``C<M> (+)= s`` over the whole matrix writes the scalar at the mask's entries only
+    (structural or value mask, possibly ``C``'s own structure), in time linear in the
+    entries, not in the matrix's positions."""
+    out = data.draw(gst.matrices(None, dt, max_dim=MAX_DIM, iso=None, device=device),
+                    label="out")
+    kinds = ["S", "V"]
+    mask = (gst.make_mask(out, data.draw(st.sampled_from(kinds), label="kind"))
+            if data.draw(st.booleans(), label="mask of out itself") else
+            data.draw(gst.masks(tuple(out.shape), kinds=kinds, device=device), label="mask"))
+    value = data.draw(gst.scalars(dt), label="value")
+    accum = data.draw(gst.accums(), label="accum")
+    expected = ref.assign(to_reference(out), value, None, None, mask=to_reference(mask),
+                          accum=accum, replace=False)
+    got = gb.assign(out, value, mask=mask, accum=accum)
+    assert got is out
+    assert_equal(out, expected)
+
+
 # -------------------------------------------------------------------------- transpose
 
 
