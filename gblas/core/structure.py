@@ -372,6 +372,12 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
         # alone (its pattern, or the entries of true value), merged into out in linear
         # time; building Z by keys below lists every position of the matrix
         vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
+        if mask.parent is out and mask.structural and accum is None:
+            # C<C.S> = s: C's own pattern with every value s, the pattern shared
+            oc = out.csr()
+            s = np.asarray(value, dtype=vdt).astype(out.dtype)[()]
+            out._replace_csr(CSR(oc.shape, oc.indptr, oc.indices, None, out.dtype, s, device))
+            return out
         return writeback_matrix(out, _scalar_at(mask, value, vdt, device), mask, accum,
                                 False, device)
     # matrix: build Z by keys

@@ -442,6 +442,20 @@ def test_assign_scalar_under_matrix_mask(dt, device, data):
     assert_equal(out, expected)
 
 
+def test_assign_scalar_under_own_structure(device):
+    """``C<C.S> = s`` sets every entry of C to s (cast to C's type), C's pattern kept."""
+    C = gb.Matrix.from_coo([0, 1, 2], [2, 0, 1], [1.5, -2.0, 0.0], shape=(3, 4))
+    C = C.to(device)
+    assert gb.assign(C, 7, mask=C.S) is C
+    rows, cols, vals = (np.asarray(a.get() if hasattr(a, "get") else a) for a in C.to_coo())
+    assert rows.tolist() == [0, 1, 2] and cols.tolist() == [2, 0, 1]
+    assert vals.tolist() == [7.0, 7.0, 7.0] and C.dtype == np.float64
+    Ci = gb.Matrix.from_coo([0, 1], [1, 0], [3, 4], shape=(2, 2), dtype="int8").to(device)
+    gb.assign(Ci, 2.9, mask=Ci.S)  # the scalar cast to int8, as the general assign does
+    assert Ci.dtype == np.int8
+    assert [int(v) for v in np.asarray(Ci.to("cpu").to_coo()[2])] == [2, 2]
+
+
 # -------------------------------------------------------------------------- transpose
 
 
