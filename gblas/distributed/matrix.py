@@ -28,8 +28,11 @@ DEFAULT_TIMEOUT = 120.0
 
 
 def live_workers(client) -> list:
-    """The addresses of the cluster's workers, sorted."""
-    return sorted(client.scheduler_info(n_workers=-1)["workers"])
+    """The addresses of the cluster's workers, sorted, asked of the scheduler
+    (``Client.nthreads``): ``Client.scheduler_info`` returns the client's cached identity,
+    which its periodic refresh (asking for no workers) can overwrite between the fetch
+    and the return, and a call then saw no workers in a cluster of three."""
+    return sorted(client.nthreads())
 
 
 def _block(A, r0: int, r1: int, c0: int, c1: int):
@@ -41,7 +44,7 @@ def _block(A, r0: int, r1: int, c0: int, c1: int):
 
 def check_client(client, call: str):
     if not (hasattr(client, "submit") and hasattr(client, "scatter")
-            and hasattr(client, "scheduler_info")):
+            and hasattr(client, "nthreads")):
         raise bad_arg(InvalidObject, call, "client", "a dask.distributed Client",
                       type(client).__name__, "from dask.distributed import Client, "
                       "LocalCluster; client = Client(LocalCluster(n_workers=4)).")
