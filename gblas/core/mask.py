@@ -137,7 +137,7 @@ class Mask:
         if d.indices is idx:
             return True
         xp = xp_for(self.parent.device)
-        cand = d.indices if self.structural else d.indices[d.values.astype(bool)]
+        cand = self.allowed_indices()
         if cand.shape[0] > idx.shape[0]:
             return False
         return all_true(member(cand, idx, xp))

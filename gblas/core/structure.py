@@ -319,6 +319,9 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
                       type(out).__name__)
     mask, accum, device = _check_assign(call, out, value, region_shape, mask, accum, replace)
     scalar = np.isscalar(value)
+    # the value's type: a scalar's as combined with out's (an accumulator unifies them)
+    vdt = (dtypes.lookup(np.result_type(out.dtype, value), call, "value") if scalar
+           else value.dtype)
     xp = xp_for(device)
     if (isinstance(out, Vector) and scalar and indices is None and not replace
             and mask is not None):
@@ -327,18 +330,15 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
         # over every position below: a BFS's levels<frontier> = depth)
         pos = mask.allowed_indices()
         if pos is not None:
-            vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
             T = VecData(out.size, pos, xp.full(pos.shape[0], value, dtype=vdt), None)
             return writeback_vector(out, T, vdt, mask, accum, False, device,
                                     premasked=True)
     if isinstance(out, Vector):
         idx = np.arange(out.size) if idx is None else idx
         if scalar:
-            vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
             rk, rv = np.arange(idx.size), np.full(idx.size, value, dtype=vdt)
             rk, rv = xp.asarray(rk), xp.asarray(rv)
         else:
-            vdt = value.dtype
             rk, rv = value.sparse_data().indices, value.sparse_data().values
         gi = xp.asarray(idx)
         # Z = out outside I; inside I: value (with accum: out(I) accum value)
@@ -371,7 +371,6 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
         # out<mask> (+)= s over the whole matrix: T is the scalar at the mask's entries
         # alone (its pattern, or the entries of true value), merged into out in linear
         # time; building Z by keys below lists every position of the matrix
-        vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
         if mask.parent is out and mask.structural and accum is None:
             # C<C.S> = s: C's own pattern with every value s, the pattern shared
             oc = out.csr()
@@ -386,12 +385,10 @@ def assign(out, value, indices=None, cols=None, *, mask=None, accum=None, replac
     okeys, ovals = entries(out, call, "out")
     gr, gc = xp.asarray(ri), xp.asarray(ci)
     if scalar:
-        vdt = dtypes.lookup(np.result_type(out.dtype, value), call, "value")
         rr = xp.repeat(gr, ci.size)
         cc = xp.tile(gc, ri.size)
         rvals = xp.full(rr.shape[0], value, dtype=vdt)
     else:
-        vdt = value.dtype
         r_, c_, rvals = value.to_coo()
         rr, cc = gr[r_], gc[c_]
     rkeys = rr * max(n, 1) + cc
